@@ -1,0 +1,86 @@
+//! kvlint: an offline linter and renderer for KubeVirt VirtualMachines that use instance types
+//! and preferences.
+//!
+//! The pipeline runs in one direction: `source` finds and reads files, `yaml` parses them with
+//! positions, `load` turns documents into objects, `k8s` indexes them, `resolve` finds what a VM
+//! references, `admission` and `render` reproduce KubeVirt, `analyze` turns the outcome into
+//! findings, and `output` formats them.
+
+pub mod admission;
+pub mod analyze;
+pub mod check;
+pub mod cli;
+pub mod diag;
+pub mod error;
+pub mod k8s;
+pub mod load;
+pub mod model;
+pub mod output;
+pub mod profile;
+pub mod quantity;
+pub mod render;
+pub mod resolve;
+pub mod rules;
+pub mod source;
+pub mod yaml;
+
+use std::fmt::Write as _;
+
+use analyze::Rendered;
+use check::Report;
+use output::RenderFormat;
+
+/// The text of `kvlint render`: YAML documents with a source comment each, or a JSON array.
+pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
+    match format {
+        RenderFormat::Json => {
+            let values: Vec<&serde_json::Value> = rendered.iter().map(|r| &r.value).collect();
+            let mut text =
+                serde_json::to_string_pretty(&values).unwrap_or_else(|_| "[]".to_owned());
+            text.push('\n');
+            text
+        }
+        RenderFormat::Yaml => {
+            let mut text = String::new();
+            for vm in rendered {
+                text.push_str("---\n");
+                let _ = writeln!(text, "# Source: {}:{}", vm.file, vm.line);
+                text.push_str(&output::yaml::to_yaml(&vm.value));
+            }
+            text
+        }
+    }
+}
+
+/// The error findings of the selected VMs that could not be rendered, as a report.
+pub fn unrendered_findings(report: &Report, selected: &dyn Fn(&str, &str) -> bool) -> Report {
+    let rendered: std::collections::HashSet<(&str, &str)> = report
+        .rendered
+        .iter()
+        .map(|r| (r.namespace.as_str(), r.name.as_str()))
+        .collect();
+    let findings: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == diag::Severity::Error)
+        .filter(|f| {
+            f.object.as_ref().is_some_and(|o| {
+                let namespace = o.namespace.as_deref().unwrap_or("");
+                matches!(o.kind.as_str(), "VirtualMachine" | "VirtualMachinePool")
+                    && selected(namespace, &o.name)
+                    && !rendered.contains(&(namespace, o.name.as_str()))
+            })
+        })
+        .cloned()
+        .collect();
+    let mut summary = report.summary;
+    summary.errors = findings.len();
+    summary.warnings = 0;
+    summary.infos = 0;
+    Report {
+        findings,
+        summary,
+        sources: report.sources.clone(),
+        ..Report::default()
+    }
+}

@@ -1,0 +1,646 @@
+//! Builds position-keeping documents from parser events.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as ParserSpan, Tag};
+
+use super::node::{Entry, Node, Pos, Span, Value};
+use super::scalar::{describe, resolve_plain};
+use super::split::{Chunk, split_documents};
+
+/// Bounds that keep hostile input from exhausting time or memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deepest nesting of collections accepted in one document.
+    pub max_depth: usize,
+    /// Most nodes one document may expand to, aliases included ("billion laughs").
+    pub max_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_depth: 512,
+            max_nodes: 2_000_000,
+        }
+    }
+}
+
+/// Something worth reporting about a well-formed document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub span: Span,
+    pub kind: NoticeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoticeKind {
+    /// A mapping repeats a key; `first` is the earlier occurrence (the later one wins).
+    DuplicateKey { key: String, first: Span },
+    /// A plain scalar that YAML 1.1 (Kubernetes) and YAML 1.2 read differently.
+    Yaml11Difference {
+        text: String,
+        yaml11: String,
+        yaml12: String,
+    },
+    /// A mapping key that is a collection; Kubernetes cannot decode it.
+    ComplexKey,
+}
+
+/// One parsed document of a stream.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub root: Node,
+    pub notices: Vec<Notice>,
+}
+
+/// A document that could not be parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocumentError {
+    pub message: String,
+    pub pos: Pos,
+}
+
+/// Parses every document of `text`. Empty documents (only comments or whitespace) are left out;
+/// each entry is either a document or the error that stopped it.
+pub fn parse_stream(text: &str, limits: Limits) -> Vec<Result<Document, DocumentError>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    split_documents(text)
+        .into_iter()
+        .filter_map(|chunk| parse_chunk(&chunk, limits))
+        .collect()
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        start: Pos,
+        flow_end: bool,
+        anchor: usize,
+    },
+    Map {
+        entries: Vec<Entry>,
+        key: Option<Node>,
+        merges: Vec<Node>,
+        start: Pos,
+        flow_end: bool,
+        anchor: usize,
+    },
+}
+
+struct Builder<'a> {
+    chunk: &'a Chunk<'a>,
+    limits: Limits,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Node, usize)>,
+    nodes: usize,
+    notices: Vec<Notice>,
+    root: Option<Node>,
+    /// Byte offset of each character when the chunk is not ASCII (for trimming block scalars).
+    char_bytes: Option<Vec<u32>>,
+}
+
+impl Builder<'_> {
+    fn pos(&self, marker: &Marker) -> Pos {
+        Pos {
+            line: u32::try_from(marker.line()).unwrap_or(u32::MAX) + self.chunk.line_offset,
+            column: u32::try_from(marker.col() + 1).unwrap_or(u32::MAX),
+            index: u32::try_from(marker.index())
+                .unwrap_or(u32::MAX)
+                .saturating_add(self.chunk.index_offset),
+        }
+    }
+
+    fn error(&self, marker: &Marker, message: impl Into<String>) -> DocumentError {
+        DocumentError {
+            message: message.into(),
+            pos: self.pos(marker),
+        }
+    }
+
+    /// An error at the very end of a document is reported after its last character, not on
+    /// the next document's `---` line.
+    fn error_at_content(&self, marker: &Marker, message: String) -> DocumentError {
+        let total = self
+            .char_bytes
+            .as_ref()
+            .map_or(self.chunk.text.len(), Vec::len);
+        if marker.index() < total {
+            return self.error(marker, message);
+        }
+        let end = Marker::new(total, marker.line(), marker.col());
+        let span = ParserSpan::new(Marker::new(0, 1, 0), end);
+        let mut pos = self.trimmed_end(&span);
+        if pos.line < 1 + self.chunk.line_offset {
+            pos = self.pos(marker);
+        }
+        DocumentError { message, pos }
+    }
+
+    fn char_at(&self, index: usize) -> Option<char> {
+        match &self.char_bytes {
+            None => self
+                .chunk
+                .text
+                .as_bytes()
+                .get(index)
+                .map(|&b| char::from(b)),
+            Some(offsets) => {
+                let start = *offsets.get(index)? as usize;
+                self.chunk.text[start..].chars().next()
+            }
+        }
+    }
+
+    /// Block scalars end where the next token starts; pull the end back to the last content
+    /// character so that a label covers the text only.
+    fn trimmed_end(&self, span: &ParserSpan) -> Pos {
+        let mut index = span.end.index();
+        let mut line = span.end.line();
+        while index > span.start.index() {
+            match self.char_at(index - 1) {
+                Some('\n') => {
+                    line -= 1;
+                    index -= 1;
+                }
+                Some(c) if c.is_whitespace() => index -= 1,
+                _ => break,
+            }
+        }
+        // Column of `index` on `line`: count back to the previous newline.
+        let mut column = 0;
+        let mut i = index;
+        while i > 0 && self.char_at(i - 1) != Some('\n') {
+            i -= 1;
+            column += 1;
+        }
+        self.pos(&Marker::new(index, line, column))
+    }
+
+    fn count(&mut self, nodes: usize, marker: &Marker) -> Result<(), DocumentError> {
+        self.nodes = self.nodes.saturating_add(nodes);
+        if self.nodes > self.limits.max_nodes {
+            return Err(self.error(
+                marker,
+                format!(
+                    "document expands to more than {} nodes (alias expansion bomb?)",
+                    self.limits.max_nodes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, frame: Frame, marker: &Marker) -> Result<(), DocumentError> {
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(self.error(
+                marker,
+                format!(
+                    "collections are nested deeper than {} levels",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    fn remember(&mut self, anchor: usize, node: &Node) {
+        if anchor > 0 {
+            self.anchors
+                .insert(anchor, (node.clone(), node_count(node)));
+        }
+    }
+
+    fn scalar(&mut self, text: &str, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Node {
+        let value = match (style, tag) {
+            (_, Some(tag)) if tag.is_yaml_core_schema() => core_tagged(text, &tag.suffix),
+            (ScalarStyle::Plain, _) => {
+                let (value, yaml12) = resolve_plain(text);
+                if let Some(yaml12) = yaml12 {
+                    self.notices.push(Notice {
+                        span,
+                        kind: NoticeKind::Yaml11Difference {
+                            text: text.to_owned(),
+                            yaml11: describe(&value),
+                            yaml12: describe(&yaml12),
+                        },
+                    });
+                }
+                value
+            }
+            _ => Value::Str(text.to_owned()),
+        };
+        Node { value, span }
+    }
+
+    /// Adds a finished node to the collection being built, or makes it the root.
+    fn attach(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries,
+                key,
+                merges,
+                ..
+            }) => match key.take() {
+                None => *key = Some(node),
+                Some(key_node) => {
+                    if matches!(&key_node.value, Value::Str(k) if k == "<<")
+                        && key_node.span.end.index - key_node.span.start.index == 2
+                    {
+                        merges.push(node);
+                        return;
+                    }
+                    let Some(key_text) = key_text(&key_node.value) else {
+                        self.notices.push(Notice {
+                            span: key_node.span,
+                            kind: NoticeKind::ComplexKey,
+                        });
+                        return;
+                    };
+                    if let Some(i) = entries.iter().position(|e| e.key == key_text) {
+                        let first = entries.remove(i);
+                        self.notices.push(Notice {
+                            span: key_node.span,
+                            kind: NoticeKind::DuplicateKey {
+                                key: key_text.clone(),
+                                first: first.key_span,
+                            },
+                        });
+                    }
+                    entries.push(Entry {
+                        key: key_text,
+                        key_span: key_node.span,
+                        value: node,
+                    });
+                }
+            },
+        }
+    }
+
+    fn close(&mut self, end: Pos) -> Node {
+        match self.stack.pop() {
+            Some(Frame::Seq {
+                items,
+                start,
+                flow_end,
+                anchor,
+            }) => {
+                let end = if flow_end {
+                    end
+                } else {
+                    items.last().map_or(start, |n| n.span.end)
+                };
+                let node = Node {
+                    value: Value::Seq(items),
+                    span: Span { start, end },
+                };
+                self.remember(anchor, &node);
+                node
+            }
+            Some(Frame::Map {
+                mut entries,
+                merges,
+                start,
+                flow_end,
+                anchor,
+                ..
+            }) => {
+                let end = if flow_end {
+                    end
+                } else {
+                    entries
+                        .iter()
+                        .map(|e| e.value.span.end.max(e.key_span.end))
+                        .max()
+                        .unwrap_or(start)
+                };
+                merge_into(&mut entries, merges);
+                let node = Node {
+                    value: Value::Map(entries),
+                    span: Span { start, end },
+                };
+                self.remember(anchor, &node);
+                node
+            }
+            None => Node {
+                value: Value::Null,
+                span: Span { start: end, end },
+            },
+        }
+    }
+}
+
+/// YAML merge keys (`<<: *base`, `<<: [*a, *b]`), as go-yaml v2 applies them: keys written in
+/// the mapping win, then earlier merged mappings win over later ones.
+fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
+    for merge in merges {
+        let sources: Vec<Node> = match merge.value {
+            Value::Seq(items) => items,
+            other => vec![Node {
+                value: other,
+                span: merge.span,
+            }],
+        };
+        for source in sources {
+            if let Value::Map(merged) = source.value {
+                for entry in merged {
+                    if !entries.iter().any(|e| e.key == entry.key) {
+                        entries.push(entry);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn key_text(value: &Value) -> Option<String> {
+    Some(match value {
+        Value::Str(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Null => "null".to_owned(),
+        Value::Seq(_) | Value::Map(_) => return None,
+    })
+}
+
+fn core_tagged(text: &str, suffix: &str) -> Value {
+    let resolved = || resolve_plain(text).0;
+    match suffix {
+        "int" => match resolved() {
+            v @ Value::Int(_) => v,
+            _ => Value::Str(text.to_owned()),
+        },
+        "float" => match resolved() {
+            v @ (Value::Int(_) | Value::Float(_)) => v,
+            _ => Value::Str(text.to_owned()),
+        },
+        "bool" => match resolved() {
+            v @ Value::Bool(_) => v,
+            _ => Value::Str(text.to_owned()),
+        },
+        "null" => Value::Null,
+        _ => Value::Str(text.to_owned()),
+    }
+}
+
+fn node_count(node: &Node) -> usize {
+    let mut count = 0usize;
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        count += 1;
+        match &n.value {
+            Value::Seq(items) => stack.extend(items),
+            Value::Map(entries) => stack.extend(entries.iter().map(|e| &e.value)),
+            _ => {}
+        }
+    }
+    count
+}
+
+fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, DocumentError>> {
+    let char_bytes = (!chunk.text.is_ascii()).then(|| {
+        chunk
+            .text
+            .char_indices()
+            .map(|(i, _)| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect()
+    });
+    let mut builder = Builder {
+        chunk,
+        limits,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        nodes: 0,
+        notices: Vec::new(),
+        root: None,
+        char_bytes,
+    };
+    let mut saw_document = false;
+    for event in Parser::new_from_str(chunk.text) {
+        let (event, span) = match event {
+            Ok(ok) => ok,
+            Err(err) => {
+                let message = err.info().to_owned();
+                return Some(Err(builder.error_at_content(err.marker(), message)));
+            }
+        };
+        let start = builder.pos(&span.start);
+        let end = builder.pos(&span.end);
+        let flow = span.end.index() > span.start.index();
+        let step = match event {
+            Event::DocumentStart(_) => {
+                saw_document = true;
+                Ok(())
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                    builder.trimmed_end(&span)
+                } else {
+                    end
+                };
+                let node = builder.scalar(&text, style, tag.as_deref(), Span { start, end });
+                builder.remember(anchor, &node);
+                builder.count(1, &span.start).map(|()| builder.attach(node))
+            }
+            Event::SequenceStart(anchor, _) => builder.count(1, &span.start).and_then(|()| {
+                builder.open(
+                    Frame::Seq {
+                        items: Vec::new(),
+                        start,
+                        flow_end: flow,
+                        anchor,
+                    },
+                    &span.start,
+                )
+            }),
+            Event::MappingStart(anchor, _) => builder.count(1, &span.start).and_then(|()| {
+                builder.open(
+                    Frame::Map {
+                        entries: Vec::new(),
+                        key: None,
+                        merges: Vec::new(),
+                        start,
+                        flow_end: flow,
+                        anchor,
+                    },
+                    &span.start,
+                )
+            }),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let node = builder.close(end);
+                builder.attach(node);
+                Ok(())
+            }
+            Event::Alias(id) => match builder.anchors.get(&id).cloned() {
+                Some((mut node, count)) => builder.count(count, &span.start).map(|()| {
+                    node.span = Span { start, end };
+                    builder.attach(node);
+                }),
+                None => Err(builder.error(&span.start, "alias refers to an unknown anchor")),
+            },
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => Ok(()),
+        };
+        if let Err(err) = step {
+            return Some(Err(err));
+        }
+    }
+    if !saw_document {
+        return None;
+    }
+    let root = builder.root.take().unwrap_or(Node {
+        value: Value::Null,
+        span: Span::default(),
+    });
+    Some(Ok(Document {
+        root,
+        notices: builder.notices,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+
+    fn parse(text: &str) -> Vec<Result<Document, DocumentError>> {
+        parse_stream(text, Limits::default())
+    }
+
+    fn doc(text: &str) -> Document {
+        parse(text).remove(0).expect("parses")
+    }
+
+    #[test]
+    fn scalar_positions_count_characters() {
+        let d = doc("name: héllo\nkey: \"x\"\n");
+        let name = d.root.get("name").unwrap();
+        assert_eq!((name.span.start.line, name.span.start.column), (1, 7));
+        assert_eq!((name.span.end.line, name.span.end.column), (1, 12));
+        let key = d.root.entry("key").unwrap();
+        assert_eq!((key.key_span.start.line, key.key_span.start.column), (2, 1));
+        assert_eq!(key.value.span.start.column, 6);
+        assert_eq!(key.value.span.end.column, 9);
+    }
+
+    #[test]
+    fn documents_after_an_error_are_still_parsed() {
+        let docs = parse("a: 1\n---\nb: [1\n---\nc: 3\n");
+        assert_eq!(docs.len(), 3);
+        assert!(docs[0].is_ok());
+        let err = docs[1].as_ref().unwrap_err();
+        assert_eq!(err.pos.line, 3);
+        let c = docs[2].as_ref().unwrap();
+        assert_eq!(c.root.get("c").unwrap().span.start.line, 5);
+    }
+
+    #[test]
+    fn crlf_and_tabs_and_flow_style() {
+        let d = doc("a:\r\n  b: {c: 1,\td: [x, y]}\r\n  e: 2\r\n");
+        let b = d.root.get("a").unwrap().get("b").unwrap();
+        assert_eq!((b.span.start.line, b.span.start.column), (2, 6));
+        assert_eq!((b.span.end.line, b.span.end.column), (2, 23));
+        let dd = b.get("d").unwrap();
+        assert_eq!((dd.span.start.column, dd.span.end.column), (16, 22));
+        let e = d.root.get("a").unwrap().get("e").unwrap();
+        assert_eq!((e.span.start.line, e.span.start.column), (3, 6));
+    }
+
+    #[test]
+    fn block_scalar_span_ends_at_its_text() {
+        let d = doc("a: |\n  one\n  two\n\nb: 1\n");
+        let a = d.root.get("a").unwrap();
+        assert_eq!(a.as_str(), Some("one\ntwo\n"));
+        assert_eq!((a.span.end.line, a.span.end.column), (3, 6));
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let d = doc("base: &b {x: 1, z: 2}\nderived:\n  <<: *b\n  z: 3\nref: *b\n");
+        let derived = d.root.get("derived").unwrap().to_json();
+        assert_eq!(derived, serde_json::json!({"z": 3, "x": 1}));
+        let r = d.root.get("ref").unwrap();
+        assert_eq!(r.span.start.line, 5);
+        assert_eq!(r.get("x").unwrap().to_json(), serde_json::json!(1));
+    }
+
+    #[test]
+    fn duplicate_keys_are_noticed_and_the_last_wins() {
+        let d = doc("a: 1\nb: 2\na: 3\n");
+        assert_eq!(d.root.get("a").unwrap().to_json(), serde_json::json!(3));
+        assert!(matches!(
+            &d.notices[0].kind,
+            NoticeKind::DuplicateKey { key, first } if key == "a" && first.start.line == 1
+        ));
+    }
+
+    #[test]
+    fn yaml11_booleans_are_noticed() {
+        let d = doc("country: NO\nport: 0777\nok: true\n");
+        assert_eq!(
+            d.root.get("country").unwrap().to_json(),
+            serde_json::json!(false)
+        );
+        assert_eq!(
+            d.root.get("port").unwrap().to_json(),
+            serde_json::json!(511)
+        );
+        assert_eq!(d.notices.len(), 2);
+        let quoted = doc("country: \"NO\"\n");
+        assert!(quoted.notices.is_empty());
+    }
+
+    #[test]
+    fn alias_bombs_are_bounded() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let prev = i - 1;
+            let aliases = vec![format!("*a{prev}"); 10].join(", ");
+            writeln!(text, "a{i}: &a{i} [{aliases}]").unwrap();
+        }
+        let err = parse(&text).remove(0).unwrap_err();
+        assert!(err.message.contains("more than"), "{}", err.message);
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let err = parse(&text).remove(0).unwrap_err();
+        assert!(
+            err.message.contains("nested deeper") || err.message.contains("recursion limit"),
+            "{}",
+            err.message
+        );
+        let shallow = format!("{}{}", "[".repeat(150), "]".repeat(150));
+        let limits = Limits {
+            max_depth: 100,
+            ..Limits::default()
+        };
+        let err = parse_stream(&shallow, limits).remove(0).unwrap_err();
+        assert!(err.message.contains("nested deeper"), "{}", err.message);
+    }
+
+    #[test]
+    fn comment_only_documents_are_not_documents() {
+        assert!(parse("# nothing\n").is_empty());
+        let explicit = parse("# nothing\n---\n# still nothing\n");
+        assert_eq!(explicit.len(), 1);
+        assert_eq!(explicit[0].as_ref().unwrap().root.value, Value::Null);
+    }
+
+    #[test]
+    fn yaml11_short_booleans_become_keys_as_kubernetes_reads_them() {
+        let d = doc("y: 1\n");
+        assert_eq!(d.root.to_json(), serde_json::json!({"true": 1}));
+    }
+
+    #[test]
+    fn bom_is_ignored() {
+        let d = doc("\u{feff}a: 1\n");
+        assert_eq!(d.root.get("a").unwrap().span.start.column, 4);
+    }
+}

@@ -1,0 +1,16 @@
+//! Position-keeping YAML, read the way Kubernetes reads it.
+//!
+//! Kubernetes decodes manifests with `sigs.k8s.io/yaml` over go-yaml v2, i.e. YAML 1.1 scalar
+//! rules. The tree built here keeps the exact span of every node so that findings can point at
+//! the offending characters, and records the places where YAML 1.1 and YAML 1.2 disagree.
+
+mod build;
+mod node;
+mod path;
+mod scalar;
+mod split;
+
+pub use build::{Document, DocumentError, Limits, Notice, NoticeKind, parse_stream};
+pub use node::{Entry, Node, Pos, Span, Value};
+pub use path::{FieldPath, Segment};
+pub use scalar::is_plain_safe;

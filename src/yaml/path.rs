@@ -1,0 +1,193 @@
+use std::fmt;
+
+use super::node::{Node, Value};
+
+/// One step of a field path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// A field path in Kubernetes notation: fields joined by dots, `[N]` for list indices and
+/// `[key]` for map keys that are not plain identifiers
+/// (`spec.template.metadata.annotations[kubevirt.io/pci-topology-version]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FieldPath(pub Vec<Segment>);
+
+impl FieldPath {
+    pub fn root() -> Self {
+        Self(Vec::new())
+    }
+
+    /// Parses a dotted path with `[N]` indices and `[key]` keys.
+    pub fn parse(text: &str) -> Self {
+        let mut segments = Vec::new();
+        let mut current = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '.' => {
+                    if !current.is_empty() {
+                        segments.push(Segment::Key(std::mem::take(&mut current)));
+                    }
+                }
+                '[' => {
+                    if !current.is_empty() {
+                        segments.push(Segment::Key(std::mem::take(&mut current)));
+                    }
+                    let mut inner = String::new();
+                    for c in chars.by_ref() {
+                        if c == ']' {
+                            break;
+                        }
+                        inner.push(c);
+                    }
+                    segments.push(match inner.parse::<usize>() {
+                        Ok(i) => Segment::Index(i),
+                        Err(_) => Segment::Key(inner),
+                    });
+                }
+                _ => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            segments.push(Segment::Key(current));
+        }
+        Self(segments)
+    }
+
+    #[must_use]
+    pub fn key(&self, key: &str) -> Self {
+        let mut out = self.clone();
+        out.0.push(Segment::Key(key.to_owned()));
+        out
+    }
+
+    #[must_use]
+    pub fn index(&self, index: usize) -> Self {
+        let mut out = self.clone();
+        out.0.push(Segment::Index(index));
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn starts_with(&self, other: &FieldPath) -> bool {
+        self.0.starts_with(&other.0)
+    }
+}
+
+fn is_plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Key(key) if is_plain_key(key) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(key)?;
+                }
+                Segment::Key(key) => write!(f, "[{key}]")?,
+                Segment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Node {
+    /// The node at `path`, or the deepest existing ancestor and `false` when the path does not
+    /// exist in full (a finding about a missing field points at its nearest parent).
+    pub fn lookup(&self, path: &FieldPath) -> (&Node, bool) {
+        let mut node = self;
+        for segment in &path.0 {
+            let next = match (segment, &node.value) {
+                (Segment::Key(key), Value::Map(_)) => node.get(key),
+                (Segment::Index(i), Value::Seq(items)) => items.get(*i),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => return (node, false),
+            }
+        }
+        (node, true)
+    }
+
+    /// Like `lookup`, but a mapping entry's span starts at its key, so that the whole
+    /// `key: value` is highlighted.
+    pub fn lookup_entry_span(&self, path: &FieldPath) -> (super::Span, bool) {
+        let Some((last, parent_path)) = path.0.split_last() else {
+            return (self.span, true);
+        };
+        let (parent, found) = self.lookup(&FieldPath(parent_path.to_vec()));
+        if !found {
+            return (parent.span, false);
+        }
+        match last {
+            Segment::Key(key) => match parent.entry(key) {
+                Some(entry) => (
+                    super::Span {
+                        start: entry.key_span.start,
+                        end: entry.value.span.end.max(entry.key_span.end),
+                    },
+                    true,
+                ),
+                None => (parent.span, false),
+            },
+            Segment::Index(i) => match parent.as_seq().and_then(|items| items.get(*i)) {
+                Some(item) => (item.span, true),
+                None => (parent.span, false),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displays_kubernetes_notation() {
+        let path = FieldPath::root()
+            .key("spec")
+            .key("template")
+            .key("metadata")
+            .key("annotations")
+            .key("kubevirt.io/pci-topology-version");
+        assert_eq!(
+            path.to_string(),
+            "spec.template.metadata.annotations[kubevirt.io/pci-topology-version]"
+        );
+        let gpus = FieldPath::parse("spec.template.spec.domain.devices.gpus[0]");
+        assert_eq!(gpus.0.last(), Some(&Segment::Index(0)));
+        assert_eq!(
+            gpus.to_string(),
+            "spec.template.spec.domain.devices.gpus[0]"
+        );
+    }
+
+    #[test]
+    fn parses_bracketed_keys() {
+        let path = FieldPath::parse("metadata.annotations[a.b/c].x");
+        assert_eq!(
+            path.0,
+            vec![
+                Segment::Key("metadata".into()),
+                Segment::Key("annotations".into()),
+                Segment::Key("a.b/c".into()),
+                Segment::Key("x".into()),
+            ]
+        );
+    }
+}
