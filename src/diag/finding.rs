@@ -1,0 +1,185 @@
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::rules::Rule;
+use crate::yaml::Span;
+
+/// The kind of problem, fixed per rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// The file is not valid YAML, or not decodable as Kubernetes decodes it.
+    Syntax,
+    /// The object does not match the API schema.
+    Schema,
+    /// KubeVirt's admission webhooks refuse the manifest.
+    Reject,
+    /// KubeVirt accepts the manifest but cannot resolve a reference: the VM cannot start or expand.
+    Unresolved,
+    /// Runtime-derived data is committed to Git.
+    Runtime,
+    /// The cluster will rewrite or add fields after submission.
+    Drift,
+    /// A deprecated API, field or value.
+    Deprecation,
+    /// A problem with the common-instancetypes catalog.
+    Catalog,
+    /// Information, such as a file that was skipped and why.
+    Info,
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            Self::Syntax => "syntax",
+            Self::Schema => "schema",
+            Self::Reject => "reject",
+            Self::Unresolved => "unresolved",
+            Self::Runtime => "runtime",
+            Self::Drift => "drift",
+            Self::Deprecation => "deprecation",
+            Self::Catalog => "catalog",
+            Self::Info => "info",
+        };
+        f.write_str(text)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        })
+    }
+}
+
+/// A place in a file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub span: Span,
+}
+
+/// A secondary place that explains a finding (the instance-type field a VM field conflicts with).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    pub location: Location,
+    pub message: String,
+}
+
+/// The Kubernetes object a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjectRef {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    pub severity: Severity,
+    pub message: String,
+    pub location: Location,
+    pub object: Option<ObjectRef>,
+    /// Field path in Kubernetes notation.
+    pub path: Option<String>,
+    /// For findings that reproduce a KubeVirt refusal: KubeVirt's own cause field, verbatim.
+    pub kubevirt_field: Option<String>,
+    pub help: Option<String>,
+    pub related: Vec<Related>,
+}
+
+impl Finding {
+    pub fn new(rule: &'static Rule, location: Location, message: impl Into<String>) -> Self {
+        Self {
+            rule,
+            severity: rule.severity,
+            message: message.into(),
+            location,
+            object: None,
+            path: None,
+            kubevirt_field: None,
+            help: None,
+            related: Vec::new(),
+        }
+    }
+
+    #[must_use]
+    pub fn with_object(mut self, object: Option<ObjectRef>) -> Self {
+        self.object = object;
+        self
+    }
+
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_kubevirt_field(mut self, field: impl Into<String>) -> Self {
+        self.kubevirt_field = Some(field.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_related(mut self, related: Related) -> Self {
+        self.related.push(related);
+        self
+    }
+
+    #[must_use]
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    fn sort_key(&self) -> (&str, u32, u32, &str, &str, Option<&String>) {
+        (
+            &self.location.file,
+            self.location.span.start.line,
+            self.location.span.start.column,
+            self.rule.code,
+            &self.message,
+            self.path.as_ref(),
+        )
+    }
+}
+
+/// The one order of every output: file, position, code, message. Exact duplicates (the same
+/// finding produced twice, e.g. for a VM rendered for two reasons) are removed.
+pub fn sort_findings(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.object.cmp(&b.object))
+            .then_with(|| compare_related(a, b))
+    });
+    findings.dedup();
+}
+
+fn compare_related(a: &Finding, b: &Finding) -> Ordering {
+    a.related.len().cmp(&b.related.len())
+}

@@ -1,0 +1,5 @@
+//! Findings: what kvlint reports about the user's manifests.
+
+mod finding;
+
+pub use finding::{Category, Finding, Location, ObjectRef, Related, Severity, sort_findings};

@@ -1,0 +1,109 @@
+//! What Kustomize would apply: the `namespace:` of a kustomization.yaml for the files it lists,
+//! and which files are applied together.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use crate::yaml::Node;
+
+#[derive(Debug, Default)]
+pub struct Kustomizations {
+    /// Normalised file path → namespace set by the kustomization listing it.
+    namespace_of_file: HashMap<PathBuf, String>,
+    /// Directories that hold a kustomization file.
+    directories: HashSet<PathBuf>,
+}
+
+pub fn is_kustomization_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    )
+}
+
+/// Lexical normalisation of `.` and `..` (no file-system access).
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn directory_of(file: &str) -> PathBuf {
+    normalise(Path::new(file).parent().unwrap_or(Path::new("")))
+}
+
+impl Kustomizations {
+    /// Records a parsed kustomization file.
+    pub fn add(&mut self, file: &str, root: &Node) {
+        let dir = directory_of(file);
+        self.directories.insert(dir.clone());
+        let Some(namespace) = root.get("namespace").and_then(Node::as_str) else {
+            return;
+        };
+        for key in ["resources", "bases"] {
+            for item in root.get(key).and_then(Node::as_seq).unwrap_or(&[]) {
+                if let Some(resource) = item.as_str() {
+                    self.namespace_of_file
+                        .insert(normalise(&dir.join(resource)), namespace.to_owned());
+                }
+            }
+        }
+    }
+
+    /// The namespace Kustomize sets for objects of `file`, if a kustomization lists it.
+    pub fn namespace_for(&self, file: &str) -> Option<&str> {
+        self.namespace_of_file
+            .get(&normalise(Path::new(file)))
+            .map(String::as_str)
+    }
+
+    /// The unit a file is applied with: the nearest directory at or above it that holds a
+    /// kustomization file; without one, the file's own directory (as `kubectl apply -f DIR`
+    /// or an Argo CD / Flux path would apply it).
+    pub fn unit_of(&self, file: &str) -> String {
+        let own = directory_of(file);
+        let mut dir = own.clone();
+        loop {
+            if self.directories.contains(&dir) {
+                return dir.to_string_lossy().into_owned();
+            }
+            if !dir.pop() {
+                return own.to_string_lossy().into_owned();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Limits, parse_stream};
+
+    #[test]
+    fn namespace_applies_to_listed_files() {
+        let doc = parse_stream(
+            "namespace: team-a\nresources:\n- vm.yaml\n- ./sub/x.yaml\n",
+            Limits::default(),
+        )
+        .remove(0)
+        .unwrap();
+        let mut k = Kustomizations::default();
+        k.add("apps/dev/kustomization.yaml", &doc.root);
+        assert_eq!(k.namespace_for("apps/dev/vm.yaml"), Some("team-a"));
+        assert_eq!(k.namespace_for("apps/dev/sub/x.yaml"), Some("team-a"));
+        assert_eq!(k.namespace_for("apps/dev/other.yaml"), None);
+        assert_eq!(k.unit_of("apps/dev/sub/x.yaml"), "apps/dev");
+        assert_eq!(k.unit_of("apps/prod/vm.yaml"), "apps/prod");
+    }
+}

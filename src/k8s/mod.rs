@@ -1,0 +1,142 @@
+//! Kubernetes objects: the envelope of every document, the scope of kinds, and the index.
+
+mod index;
+mod kustomize;
+
+use std::sync::Arc;
+
+pub use index::{Index, ObjectId};
+pub use kustomize::{Kustomizations, is_kustomization_file, normalise as normalise_path};
+
+use crate::diag::{Location, ObjectRef};
+use crate::yaml::{FieldPath, Node, Span};
+
+pub const KUBEVIRT_GROUP: &str = "kubevirt.io";
+pub const INSTANCETYPE_GROUP: &str = "instancetype.kubevirt.io";
+
+/// One Kubernetes object read from a document (or from an item of a `List`).
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub file: Arc<str>,
+    /// Directory of the Kustomize unit the object is applied with (or "" for a plain tree).
+    pub unit: Arc<str>,
+    pub api_version: String,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub name: String,
+    /// Effective namespace: as written, else from Kustomize or `--namespace`; None when
+    /// cluster-scoped.
+    pub namespace: Option<String>,
+    /// Whether `metadata.namespace` was written in the manifest.
+    pub namespace_written: bool,
+    pub node: Node,
+    /// The same object in the file it came from, when the input is `kustomize build` output
+    /// with origin annotations.
+    pub origin: Option<Arc<OriginSource>>,
+}
+
+/// An object as written in its original source file.
+#[derive(Clone, Debug)]
+pub struct OriginSource {
+    pub file: Arc<str>,
+    pub node: Node,
+}
+
+impl Object {
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    pub fn location(&self, span: Span) -> Location {
+        Location {
+            file: Arc::clone(&self.file),
+            span,
+        }
+    }
+
+    /// Location of the field at `path`, or of its nearest existing parent. For `kustomize
+    /// build` output, a field that exists in the original file is located there.
+    pub fn field_location(&self, path: &FieldPath) -> Location {
+        if let Some(origin) = &self.origin {
+            let (span, exact) = origin.node.lookup_entry_span(path);
+            if exact {
+                return Location {
+                    file: Arc::clone(&origin.file),
+                    span,
+                };
+            }
+        }
+        self.location(self.node.lookup_entry_span(path).0)
+    }
+
+    /// Location of the object itself: its `kind` line, or the document start.
+    pub fn head_location(&self) -> Location {
+        if self.origin.is_some() {
+            return self.field_location(&FieldPath::parse("kind"));
+        }
+        let span = self.node.entry("kind").map_or(self.node.span, |e| Span {
+            start: e.key_span.start,
+            end: e.value.span.end,
+        });
+        self.location(span)
+    }
+
+    pub fn display_name(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}/{}", ns, self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// Splits `group/version` (core objects have no group).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    match api_version.rsplit_once('/') {
+        Some((group, version)) => (group, version),
+        None => ("", api_version),
+    }
+}
+
+/// Whether a kind is cluster-scoped. Unknown kinds are assumed namespaced, as most custom
+/// resources are.
+pub fn is_cluster_scoped(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        (
+            INSTANCETYPE_GROUP,
+            "VirtualMachineClusterInstancetype" | "VirtualMachineClusterPreference"
+        ) | (
+            "",
+            "Namespace" | "Node" | "PersistentVolume" | "ComponentStatus"
+        ) | (
+            "rbac.authorization.k8s.io",
+            "ClusterRole" | "ClusterRoleBinding"
+        ) | ("apiextensions.k8s.io", "CustomResourceDefinition")
+            | (
+                "storage.k8s.io",
+                "StorageClass" | "CSIDriver" | "CSINode" | "VolumeAttachment"
+            )
+            | ("scheduling.k8s.io", "PriorityClass")
+            | ("node.k8s.io", "RuntimeClass")
+            | (
+                "admissionregistration.k8s.io",
+                "MutatingWebhookConfiguration"
+                    | "ValidatingWebhookConfiguration"
+                    | "ValidatingAdmissionPolicy"
+                    | "ValidatingAdmissionPolicyBinding"
+            )
+            | ("apiregistration.k8s.io", "APIService")
+            | ("snapshot.storage.k8s.io", "VolumeSnapshotClass")
+            | ("cdi.kubevirt.io", "CDI" | "CDIConfig" | "StorageProfile")
+            | ("networking.k8s.io", "IngressClass")
+            | ("config.openshift.io", _)
+            | ("cluster.x-k8s.io", "ClusterClass")
+            | ("policy", "PodSecurityPolicy")
+    )
+}

@@ -1,0 +1,501 @@
+//! Stage one: read every input, parse its documents, and turn them into objects and findings.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::diag::{Finding, Location, Related};
+use crate::k8s::{self, Kustomizations, Object};
+use crate::rules;
+use crate::source::{self, Input};
+use crate::yaml::{self, Document, Limits, Node, NoticeKind, Pos, Span, Value};
+
+/// Everything read from the inputs.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub objects: Vec<Object>,
+    pub findings: Vec<Finding>,
+    /// Source texts by display name, for reports that quote the source.
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub files: usize,
+    pub documents: usize,
+    pub skipped: usize,
+}
+
+/// Options of the loading stage.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// Namespace for namespaced objects that have none.
+    pub default_namespace: String,
+    pub limits: Limits,
+    /// Keep source texts (for the human report's snippets).
+    pub keep_sources: bool,
+    /// Directories against which `config.kubernetes.io/origin` paths are resolved (the
+    /// kustomization that was built, then the working directory).
+    pub origin_roots: Vec<std::path::PathBuf>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            default_namespace: "default".to_owned(),
+            limits: Limits::default(),
+            keep_sources: false,
+            origin_roots: vec![std::path::PathBuf::new()],
+        }
+    }
+}
+
+struct ParsedFile {
+    display: Arc<str>,
+    text: Option<Arc<str>>,
+    result: Result<Vec<Result<Document, yaml::DocumentError>>, source::ReadProblem>,
+}
+
+fn point(file: &Arc<str>, line: u32, column: u32) -> Location {
+    let pos = Pos {
+        line,
+        column,
+        index: 0,
+    };
+    Location {
+        file: Arc::clone(file),
+        span: Span {
+            start: pos,
+            end: Pos {
+                column: column + 1,
+                ..pos
+            },
+        },
+    }
+}
+
+fn parse_input(input: &Input, options: &LoadOptions) -> ParsedFile {
+    let display = Arc::clone(input.display());
+    match source::read(input) {
+        Ok(text) => {
+            let docs = yaml::parse_stream(&text, options.limits);
+            ParsedFile {
+                display,
+                text: Some(Arc::from(text)),
+                result: Ok(docs),
+            }
+        }
+        Err(problem) => ParsedFile {
+            display,
+            text: None,
+            result: Err(problem),
+        },
+    }
+}
+
+/// Reads and parses all inputs (in parallel), then builds objects in input order.
+pub fn load(inputs: &[Input], options: &LoadOptions) -> Loaded {
+    let parsed: Vec<ParsedFile> = inputs
+        .par_iter()
+        .map(|input| parse_input(input, options))
+        .collect();
+    let mut loaded = Loaded {
+        files: parsed.len(),
+        ..Loaded::default()
+    };
+
+    let mut kustomizations = Kustomizations::default();
+    for file in &parsed {
+        if k8s::is_kustomization_file(&file.display)
+            && let Ok(docs) = &file.result
+        {
+            for doc in docs.iter().flatten() {
+                kustomizations.add(&file.display, &doc.root);
+            }
+        }
+    }
+
+    for file in parsed {
+        if options.keep_sources
+            && let Some(text) = &file.text
+        {
+            loaded
+                .sources
+                .push((Arc::clone(&file.display), Arc::clone(text)));
+        }
+        let docs = match file.result {
+            Ok(docs) => docs,
+            Err(problem) => {
+                loaded.findings.push(Finding::new(
+                    &rules::UNREADABLE_FILE,
+                    point(&file.display, problem.line, problem.column),
+                    problem.message,
+                ));
+                loaded.skipped += 1;
+                continue;
+            }
+        };
+        load_file(
+            &file.display,
+            file.text.as_deref(),
+            docs,
+            &kustomizations,
+            options,
+            &mut loaded,
+        );
+    }
+    attach_origins(&mut loaded, options);
+    loaded
+}
+
+/// The `path` of a `config.kubernetes.io/origin` annotation (`kustomize build` with
+/// `buildMetadata: [originAnnotations]`).
+fn origin_path(object: &Object) -> Option<String> {
+    let annotation = object
+        .node
+        .get("metadata")?
+        .get("annotations")?
+        .get("config.kubernetes.io/origin")?
+        .as_str()?;
+    let doc = yaml::parse_stream(annotation, Limits::default())
+        .into_iter()
+        .next()?
+        .ok()?;
+    doc.root.get("path")?.as_str().map(str::to_owned)
+}
+
+/// An original file of `kustomize build` output: its display name and documents.
+type OriginFile = Option<(Arc<str>, Vec<Node>)>;
+
+fn read_origin(
+    path: &str,
+    options: &LoadOptions,
+    sources: &mut Vec<(Arc<str>, Arc<str>)>,
+) -> OriginFile {
+    options.origin_roots.iter().find_map(|root| {
+        let candidate = root.join(path);
+        let text = std::fs::read_to_string(&candidate).ok()?;
+        let nodes = yaml::parse_stream(&text, options.limits)
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|doc| doc.root)
+            .collect();
+        let display: Arc<str> = Arc::from(k8s::normalise_path(&candidate).to_string_lossy());
+        sources.push((Arc::clone(&display), Arc::from(text)));
+        Some((display, nodes))
+    })
+}
+
+/// Points objects of `kustomize build` output at their original files, when those files can be
+/// read; findings about fields written there then point into them.
+fn attach_origins(loaded: &mut Loaded, options: &LoadOptions) {
+    let mut cache: HashMap<String, OriginFile> = HashMap::new();
+    for object in &mut loaded.objects {
+        let Some(path) = origin_path(object) else {
+            continue;
+        };
+        let source = cache
+            .entry(path)
+            .or_insert_with_key(|path| read_origin(path, options, &mut loaded.sources));
+        let Some((file, nodes)) = source else {
+            continue;
+        };
+        let same = |node: &&Node| {
+            node.get("kind").and_then(Node::as_str) == Some(object.kind.as_str())
+                && node
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Node::as_str)
+                    == Some(object.name.as_str())
+        };
+        if let Some(node) = nodes.iter().find(same) {
+            object.origin = Some(Arc::new(k8s::OriginSource {
+                file: Arc::clone(file),
+                node: node.clone(),
+            }));
+        }
+    }
+}
+
+fn skip_reason(
+    display: &str,
+    text: Option<&str>,
+    docs: &[Result<Document, yaml::DocumentError>],
+) -> Option<&'static str> {
+    if k8s::is_kustomization_file(display) {
+        return Some(
+            "a Kustomize configuration (its namespace and resources are applied to the files it lists)",
+        );
+    }
+    let name = display.rsplit('/').next().unwrap_or(display);
+    if matches!(
+        name,
+        "Chart.yaml" | "Chart.yml" | "values.yaml" | "values.yml"
+    ) {
+        return Some(
+            "a Helm chart file (render the chart with `helm template` and pipe the result to `kvlint check -`)",
+        );
+    }
+    // `{{ ... }}` that breaks the YAML (or turns into mapping keys) marks a Go/Helm/Jinja template;
+    // manifests that merely carry `{{` inside strings parse cleanly and are checked.
+    let templated = text.is_some_and(|t| t.contains("{{") && t.contains("}}"));
+    let broken = docs.iter().any(|doc| match doc {
+        Err(_) => true,
+        Ok(doc) => doc
+            .notices
+            .iter()
+            .any(|n| matches!(n.kind, NoticeKind::ComplexKey)),
+    });
+    if templated && broken {
+        return Some(
+            "a template (`{{ ... }}` placeholders make it invalid YAML): render it first and pipe the result to `kvlint check -`",
+        );
+    }
+    None
+}
+
+fn load_file(
+    display: &Arc<str>,
+    text: Option<&str>,
+    docs: Vec<Result<Document, yaml::DocumentError>>,
+    kustomizations: &Kustomizations,
+    options: &LoadOptions,
+    loaded: &mut Loaded,
+) {
+    if let Some(reason) = skip_reason(display, text, &docs) {
+        loaded.skipped += 1;
+        loaded.findings.push(Finding::new(
+            &rules::SKIPPED_FILE,
+            point(display, 1, 1),
+            format!("skipped: this file is {reason}"),
+        ));
+        return;
+    }
+    let unit: Arc<str> = Arc::from(kustomizations.unit_of(display));
+    let namespace = kustomizations
+        .namespace_for(display)
+        .unwrap_or(&options.default_namespace);
+    let mut manifests = 0usize;
+    let mut not_manifests: Vec<Span> = Vec::new();
+    for doc in docs {
+        loaded.documents += 1;
+        let doc = match doc {
+            Ok(doc) => doc,
+            Err(err) => {
+                loaded.findings.push(Finding::new(
+                    &rules::YAML_SYNTAX,
+                    point(display, err.pos.line, err.pos.column),
+                    format!("invalid YAML: {}", err.message),
+                ));
+                manifests += 1;
+                continue;
+            }
+        };
+        if matches!(doc.root.value, Value::Null) {
+            continue;
+        }
+        let span = doc.root.span;
+        let mut found = Vec::new();
+        collect_objects(
+            display,
+            &unit,
+            namespace,
+            doc.root,
+            &mut found,
+            &mut loaded.findings,
+        );
+        if found.is_empty() {
+            not_manifests.push(span);
+        } else {
+            manifests += 1;
+            // YAML notices matter only for what Kubernetes will read.
+            for notice in &doc.notices {
+                loaded.findings.push(notice_finding(display, notice));
+            }
+        }
+        loaded.objects.extend(found);
+    }
+    if manifests == 0 && !not_manifests.is_empty() {
+        loaded.skipped += 1;
+        loaded.findings.push(Finding::new(
+            &rules::SKIPPED_FILE,
+            point(display, 1, 1),
+            "skipped: no document of this file is a Kubernetes object (none has apiVersion and kind)",
+        ));
+    } else {
+        for span in not_manifests {
+            loaded.findings.push(Finding::new(
+                &rules::SKIPPED_FILE,
+                Location {
+                    file: Arc::clone(display),
+                    span,
+                },
+                "skipped: this document is not a Kubernetes object (it has no apiVersion and kind)",
+            ));
+        }
+    }
+}
+
+fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
+    let location = Location {
+        file: Arc::clone(file),
+        span: notice.span,
+    };
+    match &notice.kind {
+        NoticeKind::DuplicateKey { key, first } => Finding::new(
+            &rules::DUPLICATE_KEY,
+            location,
+            format!("duplicate key `{key}`: Kubernetes refuses it in strict decoding, and other tools keep either value"),
+        )
+        .with_related(Related {
+            location: Location {
+                file: Arc::clone(file),
+                span: *first,
+            },
+            message: "first defined here".to_owned(),
+        })
+        .with_help("remove one of the two entries"),
+        NoticeKind::Yaml11Difference {
+            text,
+            yaml11,
+            yaml12,
+        } => Finding::new(
+            &rules::YAML11_AMBIGUOUS_SCALAR,
+            location,
+            format!("`{text}` is read by Kubernetes (YAML 1.1) as {yaml11}, but by YAML 1.2 tools as {yaml12}"),
+        )
+        .with_help(format!("quote it (\"{text}\") if you mean the string, or write the value unambiguously")),
+        NoticeKind::ComplexKey => Finding::new(
+            &rules::COMPLEX_KEY,
+            location,
+            "a mapping key is a collection; Kubernetes only accepts string keys",
+        ),
+    }
+}
+
+/// Turns one document (or a `List` item) into objects; `List` kinds are flattened.
+fn collect_objects(
+    file: &Arc<str>,
+    unit: &Arc<str>,
+    default_namespace: &str,
+    node: Node,
+    out: &mut Vec<Object>,
+    findings: &mut Vec<Finding>,
+) {
+    let api_version = node
+        .get("apiVersion")
+        .and_then(Node::as_str)
+        .map(str::to_owned);
+    let kind = node.get("kind").and_then(Node::as_str).map(str::to_owned);
+    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        return;
+    };
+    if kind.ends_with("List") && node.get("items").is_some() {
+        if let Value::Map(entries) = node.value {
+            for entry in entries {
+                if entry.key == "items"
+                    && let Value::Seq(items) = entry.value.value
+                {
+                    for item in items {
+                        collect_objects(file, unit, default_namespace, item, out, findings);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    let (group, version) = k8s::split_api_version(&api_version);
+    let (group, version) = (group.to_owned(), version.to_owned());
+    let metadata = node.get("metadata");
+    let name = metadata
+        .and_then(|m| m.get("name"))
+        .and_then(Node::as_str)
+        .map(str::to_owned);
+    let written_namespace = metadata
+        .and_then(|m| m.get("namespace"))
+        .and_then(Node::as_str)
+        .filter(|ns| !ns.is_empty())
+        .map(str::to_owned);
+    let Some(name) = name.or_else(|| {
+        metadata
+            .and_then(|m| m.get("generateName"))
+            .and_then(Node::as_str)
+            .map(|g| format!("{g}*"))
+    }) else {
+        findings.push(Finding::new(
+            &rules::INVALID_OBJECT,
+            Location {
+                file: Arc::clone(file),
+                span: metadata.map_or(node.span, |m| m.span),
+            },
+            format!("{kind} has no metadata.name"),
+        ));
+        return;
+    };
+    let cluster_scoped = k8s::is_cluster_scoped(&group, &kind);
+    let namespace_written = written_namespace.is_some();
+    let namespace = if cluster_scoped {
+        None
+    } else {
+        Some(written_namespace.unwrap_or_else(|| default_namespace.to_owned()))
+    };
+    out.push(Object {
+        file: Arc::clone(file),
+        unit: Arc::clone(unit),
+        api_version,
+        group,
+        version,
+        kind,
+        name,
+        namespace,
+        namespace_written,
+        node,
+        origin: None,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(name: &str, text: &str) -> Loaded {
+        let mut loaded = Loaded::default();
+        let docs = yaml::parse_stream(text, Limits::default());
+        load_file(
+            &Arc::from(name),
+            Some(text),
+            docs,
+            &Kustomizations::default(),
+            &LoadOptions::default(),
+            &mut loaded,
+        );
+        loaded
+    }
+
+    #[test]
+    fn lists_are_flattened_and_namespaces_defaulted() {
+        let loaded = load_text(
+            "list.yaml",
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: b}\n",
+        );
+        assert_eq!(loaded.objects.len(), 2);
+        assert_eq!(loaded.objects[0].namespace.as_deref(), Some("default"));
+        assert_eq!(loaded.objects[1].namespace, None);
+    }
+
+    #[test]
+    fn files_without_manifests_are_skipped_with_a_reason() {
+        let loaded = load_text("values.yaml", "replicas: 3\n");
+        assert_eq!(loaded.skipped, 1);
+        assert_eq!(loaded.findings[0].rule.code, rules::SKIPPED_FILE.code);
+    }
+
+    #[test]
+    fn syntax_errors_do_not_hide_other_documents() {
+        let loaded = load_text(
+            "x.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkey: [1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+        );
+        assert_eq!(loaded.objects.len(), 2);
+        assert_eq!(loaded.findings.len(), 1);
+        assert_eq!(loaded.findings[0].rule.code, "KV0001");
+        assert_eq!(loaded.findings[0].location.span.start.line, 5);
+    }
+}

@@ -1,0 +1,118 @@
+//! The rule registry: every finding kvlint can report, as data, in one ordered list.
+
+use crate::diag::{Category, Severity};
+
+/// A rule's metadata. Codes are stable forever and never reused.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub category: Category,
+    pub severity: Severity,
+    /// One line: what the rule flags.
+    pub summary: &'static str,
+}
+
+macro_rules! rules {
+    ($($ident:ident = $code:literal, $name:literal, $category:ident, $severity:ident, $summary:literal;)*) => {
+        $(
+            pub static $ident: Rule = Rule {
+                code: $code,
+                name: $name,
+                category: Category::$category,
+                severity: Severity::$severity,
+                summary: $summary,
+            };
+        )*
+        /// Every rule, in documentation order.
+        pub static ALL: &[&Rule] = &[$(&$ident),*];
+    };
+}
+
+rules! {
+    YAML_SYNTAX = "KV0001", "yaml-syntax", Syntax, Error,
+        "The document is not valid YAML.";
+    DUPLICATE_KEY = "KV0002", "duplicate-key", Syntax, Error,
+        "A mapping repeats a key; Kubernetes' strict decoding refuses it.";
+    YAML11_AMBIGUOUS_SCALAR = "KV0003", "yaml11-ambiguous-scalar", Syntax, Warning,
+        "An unquoted value means something else to Kubernetes (YAML 1.1) than to YAML 1.2 tools.";
+    COMPLEX_KEY = "KV0004", "complex-key", Syntax, Error,
+        "A mapping key is a collection, which Kubernetes cannot decode.";
+    UNREADABLE_FILE = "KV0005", "unreadable-file", Syntax, Error,
+        "A file could not be read or is not UTF-8 text.";
+    SKIPPED_FILE = "KV0006", "not-a-manifest", Info, Info,
+        "A file or document is not a Kubernetes manifest and was skipped.";
+    INVALID_OBJECT = "KV0007", "invalid-object", Schema, Error,
+        "apiVersion, kind or metadata of an object is malformed.";
+    DUPLICATE_OBJECT = "KV0008", "duplicate-object", Schema, Error,
+        "Two objects with the same identity would be applied together.";
+    WRAPPED_VM = "KV0009", "wrapped-vm", Info, Info,
+        "A VirtualMachine inside a template kind that kvlint does not render.";
+    DEPRECATED_VM_API = "KV0010", "deprecated-vm-api", Deprecation, Warning,
+        "A VirtualMachine uses an API version or field KubeVirt no longer serves.";
+    INSTANCETYPE_CONFLICT = "KV1001", "instancetype-conflict", Reject, Error,
+        "A VM field is also set by the selected instance type.";
+    PREFERENCE_REQUIREMENT = "KV1002", "preference-requirement-unmet", Reject, Error,
+        "The VM or its instance type does not meet the preference's requirements.";
+    SPREAD_NOT_DIVISIBLE = "KV1003", "spread-not-divisible", Reject, Error,
+        "The instance type's vCPUs cannot be spread as the preference asks.";
+    INVALID_MATCHER = "KV1004", "invalid-matcher", Reject, Error,
+        "spec.instancetype or spec.preference is not accepted by KubeVirt's mutating webhook.";
+    INFERENCE_FAILED = "KV1005", "infer-from-volume-failed", Reject, Error,
+        "inferFromVolume cannot be resolved and the failure policy is Reject.";
+    UNRESOLVED_INSTANCETYPE = "KV1006", "unresolved-instancetype", Unresolved, Error,
+        "The referenced instance type cannot be found.";
+    UNRESOLVED_PREFERENCE = "KV1007", "unresolved-preference", Unresolved, Error,
+        "The referenced preference cannot be found.";
+    VM_SPEC_INVALID = "KV1008", "vm-spec-invalid", Reject, Error,
+        "KubeVirt's VM validation refuses the spec once the instance type and preference are applied.";
+    WEBHOOK_FAILURE = "KV1009", "webhook-failure", Reject, Error,
+        "KubeVirt's own webhook code fails (panics) on this combination; the request is refused.";
+    EXPAND_FAILED = "KV1010", "expand-failed", Unresolved, Error,
+        "KubeVirt cannot expand the VM with this cluster configuration.";
+    REFERENCE_REJECTED = "KV1011", "missing-reference-rejected", Reject, Error,
+        "Up to KubeVirt v1.5, a VM whose instance type or preference cannot be found is refused.";
+    INVALID_SPEC_OBJECT = "KV1012", "invalid-instancetype-object", Schema, Error,
+        "An instance type, preference or ControllerRevision cannot be decoded as KubeVirt's types.";
+}
+
+/// Looks a rule up by code (`KV1001`) or name (`instancetype-conflict`), case-insensitively.
+pub fn find(code_or_name: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|rule| {
+        rule.code.eq_ignore_ascii_case(code_or_name) || rule.name.eq_ignore_ascii_case(code_or_name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn codes_and_names_are_unique() {
+        let mut codes = HashSet::new();
+        let mut names = HashSet::new();
+        for rule in ALL {
+            assert!(codes.insert(rule.code), "duplicate code {}", rule.code);
+            assert!(names.insert(rule.name), "duplicate name {}", rule.name);
+            assert!(
+                rule.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{} is not kebab-case",
+                rule.name
+            );
+        }
+    }
+
+    #[test]
+    fn finds_by_code_or_name() {
+        assert_eq!(
+            find("kv1001").map(|r| r.name),
+            Some("instancetype-conflict")
+        );
+        assert_eq!(find("duplicate-key").map(|r| r.code), Some("KV0002"));
+        assert!(find("nope").is_none());
+    }
+}
