@@ -1,0 +1,424 @@
+//! KubeVirt's VM mutating webhook (`virtualmachines-mutator.kubevirt.io`; submission.md §2):
+//! matcher validation, inference from volumes, preference-driven writes and VM defaults.
+
+use serde_json::{Map, Value, json};
+
+use super::Cause;
+use crate::k8s::Object;
+use crate::model::{Matcher, MatcherRole, PreferenceSpec};
+use crate::profile::ClusterProfile;
+use crate::render::value::{Obj, child, get_obj, str_of};
+use crate::render::with_template;
+use crate::resolve::{self, Repo};
+
+/// The placeholder KubeVirt's random firmware UUID and serial are pinned to in kvlint's output.
+pub const PINNED_UUID: &str = "00000000-0000-4000-8000-000000000000";
+
+/// Why the mutating webhook refuses a VM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MutateRefusal {
+    /// Matcher content rules (§2.2b), with KubeVirt's causes.
+    Matcher(Vec<Cause>),
+    /// Inference failed and may not be ignored: HTTP 400 with this message and no causes.
+    Inference { role: MatcherRole, message: String },
+}
+
+/// The outcome of the mutating webhook.
+#[derive(Clone, Debug)]
+pub struct Mutation {
+    /// The VM as KubeVirt stores it (meaningful when `refusal` is None).
+    pub vm: Value,
+    pub refusal: Option<MutateRefusal>,
+    /// Matchers that inference rewrote (so rendering can follow the stored VM).
+    pub inferred: bool,
+}
+
+/// Causes of the matcher content rules for one matcher, in KubeVirt's order.
+pub fn matcher_causes(
+    role: MatcherRole,
+    matcher: &Matcher,
+    profile: &ClusterProfile,
+) -> Vec<Cause> {
+    let field = format!("spec.{}", role.field());
+    let mut causes = Vec::new();
+    if matcher.name.is_empty() && matcher.infer_from_volume.is_empty() {
+        causes.push(Cause::new(
+            field.clone(),
+            format!(
+                "Either Name or InferFromVolume should be provided within the {}",
+                role.go_type()
+            ),
+        ));
+        if !profile.version.at_least(1, 1) {
+            return causes;
+        }
+    }
+    let new_texts = profile.version.at_least(1, 7);
+    if !matcher.infer_from_volume.is_empty() {
+        if !matcher.name.is_empty() {
+            causes.push(Cause::new(
+                format!("{field}.name"),
+                if new_texts {
+                    "Name already set, should be cleared before setting inferFromVolume".to_owned()
+                } else {
+                    format!(
+                        "Name should not be provided when InferFromVolume is used within the {}",
+                        role.go_type()
+                    )
+                },
+            ));
+        }
+        if !matcher.kind.is_empty() {
+            causes.push(Cause::new(
+                format!("{field}.kind"),
+                if new_texts {
+                    "Kind already set, should be cleared before setting inferFromVolume".to_owned()
+                } else {
+                    format!(
+                        "Kind should not be provided when InferFromVolume is used within the {}",
+                        role.go_type()
+                    )
+                },
+            ));
+        }
+    }
+    if let Some(policy) = &matcher.infer_from_volume_failure_policy
+        && policy != "Ignore"
+        && policy != "Reject"
+        && profile.version.at_least(1, 1)
+    {
+        causes.push(Cause::new(
+            format!("{field}.inferFromVolumeFailurePolicy"),
+            format!("Invalid value '{policy}' for InferFromVolumeFailurePolicy"),
+        ));
+    }
+    causes
+}
+
+fn matcher_of(vm: &Value, role: MatcherRole) -> Option<Matcher> {
+    vm.get("spec")
+        .and_then(|s| s.get(role.field()))
+        .and_then(Matcher::from_json)
+}
+
+/// Runs the mutating webhook on a CREATE (`create`) or UPDATE of `vm_json`.
+pub fn mutate(
+    repo: &Repo<'_>,
+    vm: &Object,
+    vm_json: &Value,
+    profile: &ClusterProfile,
+    create: bool,
+) -> Mutation {
+    let mut out = vm_json.clone();
+    if vm_json
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null())
+    {
+        return Mutation {
+            vm: out,
+            refusal: None,
+            inferred: false,
+        };
+    }
+    for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
+        if let Some(matcher) = matcher_of(vm_json, role) {
+            let causes = matcher_causes(role, &matcher, profile);
+            if !causes.is_empty() {
+                return Mutation {
+                    vm: out,
+                    refusal: Some(MutateRefusal::Matcher(causes)),
+                    inferred: false,
+                };
+            }
+        }
+    }
+    let mut inferred = false;
+    for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
+        let Some(matcher) = matcher_of(&out, role).filter(|m| !m.infer_from_volume.is_empty())
+        else {
+            continue;
+        };
+        inferred = true;
+        let ignore = matcher.infer_from_volume_failure_policy.as_deref() == Some("Ignore");
+        let spec = out.get_mut("spec").and_then(Value::as_object_mut);
+        match resolve::infer(repo, vm, vm_json, role, &matcher.infer_from_volume) {
+            Ok(found) => {
+                let mut replaced = Map::new();
+                replaced.insert("name".to_owned(), found.name.into());
+                if !found.kind.is_empty() {
+                    replaced.insert("kind".to_owned(), found.kind.into());
+                }
+                if let Some(spec) = spec {
+                    spec.insert(role.field().to_owned(), Value::Object(replaced));
+                }
+                if ignore && role == MatcherRole::Instancetype && profile.version.at_least(1, 1) {
+                    with_template(&mut out, |template, _| {
+                        if let Some(domain) =
+                            template.get_mut("domain").and_then(Value::as_object_mut)
+                        {
+                            domain.remove("memory");
+                        }
+                    });
+                }
+            }
+            Err(err) if err.ignorable && ignore => {
+                if let Some(spec) = spec {
+                    spec.remove(role.field());
+                }
+            }
+            Err(err) => {
+                return Mutation {
+                    vm: out,
+                    refusal: Some(MutateRefusal::Inference {
+                        role,
+                        message: err.message,
+                    }),
+                    inferred,
+                };
+            }
+        }
+    }
+    apply_preference_writes(repo, vm, &mut out, profile);
+    if create {
+        apply_firmware_identity(&mut out, profile);
+    }
+    apply_vm_defaults(repo, vm, &mut out, profile);
+    if create {
+        apply_pci_topology(&mut out, profile);
+    }
+    Mutation {
+        vm: out,
+        refusal: None,
+        inferred,
+    }
+}
+
+/// §2.4: writes driven by the preference; a lookup failure is ignored.
+fn apply_preference_writes(
+    repo: &Repo<'_>,
+    vm: &Object,
+    out: &mut Value,
+    profile: &ClusterProfile,
+) {
+    let Some(matcher) = matcher_of(out, MatcherRole::Preference) else {
+        return;
+    };
+    let status_ref = out.pointer("/status/preferenceRef").cloned();
+    let Ok(found) = resolve::find(
+        repo,
+        vm,
+        MatcherRole::Preference,
+        &matcher,
+        status_ref.as_ref(),
+    ) else {
+        return;
+    };
+    let Ok(preference) = crate::model::decode::<PreferenceSpec>(&found.spec) else {
+        return;
+    };
+    with_template(out, |spec, _| {
+        if profile.version.at_least(1, 7)
+            && let Some(arch) = preference
+                .preferred_architecture
+                .as_ref()
+                .filter(|a| !a.is_empty())
+            && str_of(spec, "architecture").is_empty()
+        {
+            spec.insert("architecture".to_owned(), arch.clone().into());
+        }
+        if let Some(machine) = preference.machine.as_ref() {
+            let preferred = &machine.preferred_machine_type;
+            let current = get_obj(spec, "domain")
+                .and_then(|d| get_obj(d, "machine"))
+                .map_or("", |m| str_of(m, "type"));
+            if current.is_empty() && !preferred.is_empty() {
+                child(child(spec, "domain"), "machine")
+                    .insert("type".to_owned(), preferred.clone().into());
+            }
+        }
+    });
+    let class = preference
+        .volumes
+        .as_ref()
+        .map(|v| v.preferred_storage_class_name.clone())
+        .unwrap_or_default();
+    if class.is_empty() {
+        return;
+    }
+    let kinds: &[&str] = if profile.version.at_least(1, 1) {
+        &["pvc", "storage"]
+    } else {
+        &["pvc"]
+    };
+    if let Some(templates) = out
+        .pointer_mut("/spec/dataVolumeTemplates")
+        .and_then(Value::as_array_mut)
+    {
+        for template in templates {
+            for kind in kinds {
+                if let Some(target) = template
+                    .get_mut("spec")
+                    .and_then(|s| s.get_mut(*kind))
+                    .and_then(Value::as_object_mut)
+                    && target.get("storageClassName").is_none_or(Value::is_null)
+                {
+                    target.insert("storageClassName".to_owned(), class.clone().into());
+                }
+            }
+        }
+    }
+}
+
+/// §2.5: random firmware UUID (v1.6+) and serial (v1.7+) on CREATE, pinned here.
+fn apply_firmware_identity(out: &mut Value, profile: &ClusterProfile) {
+    if !profile.version.at_least(1, 6) {
+        return;
+    }
+    with_template(out, |spec, _| {
+        let firmware = child(child(spec, "domain"), "firmware");
+        if str_of(firmware, "uuid").is_empty() {
+            firmware.insert("uuid".to_owned(), PINNED_UUID.into());
+        }
+        if profile.version.at_least(1, 7) && str_of(firmware, "serial").is_empty() {
+            firmware.insert("serial".to_owned(), PINNED_UUID.into());
+        }
+    });
+}
+
+/// §2.6: architecture (from a golden-image DataSource label in v1.7+, else the cluster
+/// default), machine type, and (v1.0–v1.6) the default matcher kinds.
+fn apply_vm_defaults(repo: &Repo<'_>, vm: &Object, out: &mut Value, profile: &ClusterProfile) {
+    let architecture_from_source = if profile.version.at_least(1, 7) {
+        architecture_from_data_sources(repo, vm, out)
+    } else {
+        None
+    };
+    with_template(out, |spec, _| {
+        if str_of(spec, "architecture").is_empty() {
+            let arch =
+                architecture_from_source.unwrap_or_else(|| profile.default_architecture.clone());
+            spec.insert("architecture".to_owned(), arch.into());
+        }
+        let machine_type = profile.machine_type_for(str_of(spec, "architecture"));
+        let machine = child(child(spec, "domain"), "machine");
+        if str_of(machine, "type").is_empty() {
+            machine.insert("type".to_owned(), machine_type.into());
+        }
+    });
+    if !profile.version.at_least(1, 7) {
+        for (role, kind) in [
+            (
+                MatcherRole::Instancetype,
+                "virtualmachineclusterinstancetype",
+            ),
+            (MatcherRole::Preference, "virtualmachineclusterpreference"),
+        ] {
+            if let Some(matcher) = out
+                .pointer_mut(&format!("/spec/{}", role.field()))
+                .and_then(Value::as_object_mut)
+                && str_of(matcher, "kind").is_empty()
+            {
+                matcher.insert("kind".to_owned(), kind.into());
+            }
+        }
+    }
+}
+
+fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> Option<String> {
+    if !out
+        .pointer("/spec/template/spec/architecture")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+    {
+        return None;
+    }
+    let namespace = vm.namespace.as_deref().unwrap_or("default");
+    let templates = out
+        .pointer("/spec/dataVolumeTemplates")
+        .and_then(Value::as_array)?;
+    for template in templates {
+        let Some(source_ref) = template.pointer("/spec/sourceRef") else {
+            continue;
+        };
+        if !source_ref
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .eq_ignore_ascii_case("datasource")
+        {
+            continue;
+        }
+        let ns = source_ref
+            .get("namespace")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(namespace);
+        let name = source_ref.get("name").and_then(Value::as_str).unwrap_or("");
+        let Some(mut source) = repo.find(&vm.unit, "cdi.kubevirt.io", "DataSource", Some(ns), name)
+        else {
+            continue;
+        };
+        // One hop through a DataSource that points at another DataSource.
+        if let Some(next) = source
+            .node
+            .get("spec")
+            .and_then(|s| s.get("source"))
+            .and_then(|s| s.get("dataSource"))
+        {
+            let next_ns = next
+                .get("namespace")
+                .and_then(crate::yaml::Node::as_str)
+                .unwrap_or(ns);
+            let next_name = next
+                .get("name")
+                .and_then(crate::yaml::Node::as_str)
+                .unwrap_or("");
+            match repo.find(
+                &vm.unit,
+                "cdi.kubevirt.io",
+                "DataSource",
+                Some(next_ns),
+                next_name,
+            ) {
+                Some(next) => source = next,
+                None => continue,
+            }
+        }
+        let label = source
+            .node
+            .get("metadata")
+            .and_then(|m| m.get("labels"))
+            .and_then(|l| l.get("template.kubevirt.io/architecture"))
+            .and_then(crate::yaml::Node::as_str);
+        if let Some(arch @ ("amd64" | "arm64" | "s390x")) = label {
+            return Some(arch.to_owned());
+        }
+    }
+    None
+}
+
+/// §2.7: the PCI topology annotation on CREATE (v1.8 always; v1.9+ for PCIe-capable specs).
+fn apply_pci_topology(out: &mut Value, profile: &ClusterProfile) {
+    if !profile.version.at_least(1, 8) {
+        return;
+    }
+    let supports_pcie = |spec: &Obj| {
+        let arch = str_of(spec, "architecture");
+        let machine = get_obj(spec, "domain").and_then(|d| get_obj(d, "machine"));
+        matches!(arch, "amd64" | "arm64" | "")
+            && machine.is_none_or(|m| {
+                let t = str_of(m, "type");
+                t.contains("q35") || t.starts_with("virt")
+            })
+    };
+    with_template(out, |spec, metadata| {
+        if profile.version.at_least(1, 9) && !supports_pcie(spec) {
+            return;
+        }
+        let annotations = child(metadata, "annotations");
+        if !annotations.contains_key("kubevirt.io/pci-topology-version") {
+            annotations.insert("kubevirt.io/pci-topology-version".to_owned(), json!("v3"));
+        }
+    });
+}

@@ -1,0 +1,128 @@
+//! The instance-type part of KubeVirt's VM validating webhook (`vms-admitter.go`,
+//! `pkg/instancetype/webhooks/vm/admitter.go`; submission.md §3), on the mutated VM.
+
+use serde_json::Value;
+
+use super::Cause;
+use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
+use crate::profile::ClusterProfile;
+use crate::render::{self, Conflict, Specs, defaults, requirements, with_template};
+
+/// What the validating webhook refuses, one entry per status cause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// A VM field the instance type also sets.
+    Conflict(Conflict),
+    /// `CheckSpreadCPUTopology`: the cause field is `instancetype.spec.cpu.guest`.
+    Spread(Cause),
+    /// A preference requirement; `role` names where the provided value came from.
+    Requirement { cause: Cause, by_instancetype: bool },
+    /// A ≤ v1.5 refusal of a reference that cannot be found.
+    FindFailure { role: MatcherRole, cause: Cause },
+    /// Full VM spec validation on the expanded copy.
+    VmSpec(Cause),
+    /// KubeVirt's own code panics (no cause; the webhook call fails).
+    Panic(String),
+    /// Defaulting failed (an error without causes).
+    Defaults(String),
+}
+
+/// Find errors as the webhook sees them (≤ v1.5 they refuse the VM).
+#[derive(Clone, Debug, Default)]
+pub struct FindErrors {
+    pub instancetype: Option<String>,
+    pub preference: Option<String>,
+}
+
+/// Validates `vm` (already mutated) with the specs its matchers resolved to.
+pub fn validate(
+    vm: &Value,
+    specs: Specs<'_>,
+    find_errors: &FindErrors,
+    profile: &ClusterProfile,
+    create: bool,
+) -> Vec<Rejection> {
+    let version = profile.version;
+    if !version.at_least(1, 6) {
+        let mut refusals = Vec::new();
+        for (role, error) in [
+            (MatcherRole::Instancetype, &find_errors.instancetype),
+            (MatcherRole::Preference, &find_errors.preference),
+        ] {
+            if let Some(error) = error {
+                let what = match role {
+                    MatcherRole::Instancetype => "instancetype",
+                    MatcherRole::Preference => "preference",
+                };
+                refusals.push(Rejection::FindFailure {
+                    role,
+                    cause: Cause::new(
+                        format!("spec.{}", role.field()),
+                        format!("Failure to find {what}: {error}"),
+                    ),
+                });
+                break;
+            }
+        }
+        if !refusals.is_empty() {
+            return refusals;
+        }
+    }
+    let mut copy = vm.clone();
+    if specs.instancetype.is_some() || specs.preference.is_some() {
+        if let (Some(instancetype), Some(preference)) = (specs.instancetype, specs.preference)
+            && let Some(rejection) = spread_rejection(instancetype, preference)
+        {
+            return vec![rejection];
+        }
+        let applied = with_template(&mut copy, |spec, metadata| {
+            render::apply_to_vmi("spec.template.spec", specs, spec, metadata, profile)
+        });
+        match applied {
+            Some(Err(panic)) => return vec![Rejection::Panic(panic.message)],
+            Some(Ok(conflicts)) if !conflicts.is_empty() => {
+                return conflicts.into_iter().map(Rejection::Conflict).collect();
+            }
+            _ => {}
+        }
+    }
+    let defaulted = with_template(&mut copy, |spec, _| {
+        defaults::set_vmi_spec_defaults(spec, profile)
+    });
+    if let Some(Err(message)) = defaulted {
+        return vec![Rejection::Defaults(message)];
+    }
+    if let Some(preference) = specs.preference {
+        let unmet = with_template(&mut copy, |spec, _| {
+            requirements::check(specs.instancetype, preference, spec, version)
+        })
+        .flatten();
+        if let Some(unmet) = unmet {
+            let by_instancetype = unmet
+                .fields
+                .first()
+                .is_some_and(|f| f == "spec.instancetype");
+            return vec![Rejection::Requirement {
+                cause: Cause::new(unmet.field(), unmet.message()),
+                by_instancetype,
+            }];
+        }
+    }
+    super::vmspec::validate(&copy, profile, create)
+        .into_iter()
+        .map(Rejection::VmSpec)
+        .collect()
+}
+
+fn spread_rejection(
+    instancetype: &InstancetypeSpec,
+    preference: &PreferenceSpec,
+) -> Option<Rejection> {
+    if preference.topology() == crate::model::Topology::Spread && preference.spread_ratio() == 0 {
+        return Some(Rejection::Panic(
+            "spreadOptions.ratio 0 makes KubeVirt divide by zero while checking the spread topology; the webhook call fails".to_owned(),
+        ));
+    }
+    requirements::check_spread(instancetype, preference)
+        .map(|message| Rejection::Spread(Cause::new("instancetype.spec.cpu.guest", message)))
+}

@@ -1,0 +1,596 @@
+//! Stage two: every VirtualMachine (and VirtualMachinePool template) is resolved, admitted
+//! and rendered as KubeVirt would; the outcome is findings and the rendered VM.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::admission::mutate::{self, MutateRefusal};
+use crate::admission::validate::{self, FindErrors, Rejection};
+use crate::diag::{Finding, Related};
+use crate::k8s::Object;
+use crate::model::{self, InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
+use crate::profile::ClusterProfile;
+use crate::render::{self, Conflict, ExpandError, Specs};
+use crate::resolve::{self, FindError, Found, Repo};
+use crate::rules;
+use crate::yaml::FieldPath;
+
+/// A rendered VM, ready for output.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    pub namespace: String,
+    pub name: String,
+    pub file: Arc<str>,
+    pub line: u32,
+    pub value: Value,
+}
+
+/// Everything kvlint concluded about one VM.
+#[derive(Clone, Debug, Default)]
+pub struct VmReport {
+    pub findings: Vec<Finding>,
+    pub rendered: Option<Rendered>,
+}
+
+/// How a VM sits inside its object: a VirtualMachine, or the template of a VirtualMachinePool.
+struct VmView<'a> {
+    object: &'a Object,
+    /// Path of the VM inside the object (empty for a VirtualMachine).
+    base: FieldPath,
+}
+
+impl VmView<'_> {
+    fn path(&self, vm_path: &FieldPath) -> FieldPath {
+        let mut segments = self.base.0.clone();
+        segments.extend(vm_path.0.iter().cloned());
+        FieldPath(segments)
+    }
+
+    fn finding(
+        &self,
+        rule: &'static rules::Rule,
+        vm_path: &FieldPath,
+        message: impl Into<String>,
+    ) -> Finding {
+        let path = self.path(vm_path);
+        Finding::new(rule, self.object.field_location(&path), message)
+            .with_object(Some(self.object.object_ref()))
+            .with_path(path.to_string())
+    }
+}
+
+/// Turns a KubeVirt field (`spec.template.spec.domain.cpu.sockets`, `annotations.<key>`) into a
+/// VM field path.
+fn vm_path_of(field: &str) -> FieldPath {
+    if let Some(key) = field.strip_prefix("annotations.") {
+        return FieldPath::parse("spec.template.metadata.annotations").key(key);
+    }
+    FieldPath::parse(field)
+}
+
+/// Where in the instance type a conflicting VM field comes from.
+fn instancetype_field(conflict: &str) -> FieldPath {
+    if let Some(key) = conflict.strip_prefix("annotations.") {
+        return FieldPath::parse("annotations").key(key);
+    }
+    let suffix = conflict
+        .strip_prefix("spec.template.spec.")
+        .unwrap_or(conflict);
+    let field = match suffix {
+        "nodeSelector" => "nodeSelector",
+        "schedulerName" => "schedulerName",
+        "domain.cpu.model" => "cpu.model",
+        "domain.cpu.dedicatedCPUPlacement" => "cpu.dedicatedCPUPlacement",
+        "domain.cpu.isolateEmulatorThread" => "cpu.isolateEmulatorThread",
+        "domain.cpu.numa" => "cpu.numa",
+        "domain.cpu.realtime" => "cpu.realtime",
+        "domain.memory.hugepages" => "memory.hugepages",
+        "domain.memory.maxGuest" => "memory.maxGuest",
+        "domain.ioThreads.supplementalPoolThreadCount" => "ioThreads.supplementalPoolThreadCount",
+        "domain.ioThreadsPolicy" => "ioThreadsPolicy",
+        "domain.launchSecurity" => "launchSecurity",
+        "domain.devices.gpus" => "gpus",
+        "domain.devices.hostDevices" => "hostDevices",
+        s if s.starts_with("domain.memory") || s.ends_with(".memory") => "memory.guest",
+        _ => "cpu.guest",
+    };
+    FieldPath::parse(field)
+}
+
+/// A resolved and decoded matcher.
+struct Resolved<'a, T> {
+    spec: T,
+    found: Found<'a>,
+}
+
+enum Resolution<'a, T> {
+    Absent,
+    Found(Resolved<'a, T>),
+    Failed(FindError),
+    Invalid { found: Found<'a>, error: String },
+}
+
+impl<'a, T> Resolution<'a, T> {
+    fn spec(&self) -> Option<&T> {
+        match self {
+            Self::Found(r) => Some(&r.spec),
+            _ => None,
+        }
+    }
+
+    fn found(&self) -> Option<&Found<'a>> {
+        match self {
+            Self::Found(r) => Some(&r.found),
+            Self::Invalid { found, .. } => Some(found),
+            _ => None,
+        }
+    }
+
+    fn error_text(&self) -> Option<String> {
+        match self {
+            Self::Failed(err) => Some(err.message.clone()),
+            Self::Invalid { error, .. } => Some(error.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn resolve_role<'a, T: serde::de::DeserializeOwned>(
+    repo: &Repo<'a>,
+    object: &Object,
+    vm: &Value,
+    role: MatcherRole,
+) -> Resolution<'a, T> {
+    let Some(matcher) = vm
+        .get("spec")
+        .and_then(|s| s.get(role.field()))
+        .and_then(Matcher::from_json)
+    else {
+        return Resolution::Absent;
+    };
+    let status_ref = vm
+        .get("status")
+        .and_then(|s| s.get(format!("{}Ref", role.field())));
+    match resolve::find(repo, object, role, &matcher, status_ref) {
+        Ok(found) => match model::decode::<T>(&found.spec) {
+            Ok(spec) => Resolution::Found(Resolved { spec, found }),
+            Err(error) => Resolution::Invalid { found, error },
+        },
+        Err(err) => Resolution::Failed(err),
+    }
+}
+
+fn related_at(found: &Found<'_>, field: &FieldPath, message: impl Into<String>) -> Related {
+    let origin = found.origin.object();
+    let path = FieldPath::parse(found.origin.spec_prefix());
+    let mut segments = path.0;
+    segments.extend(field.0.iter().cloned());
+    Related {
+        location: origin.field_location(&FieldPath(segments)),
+        message: message.into(),
+    }
+}
+
+struct Analysis<'r, 'a> {
+    profile: &'r ClusterProfile,
+    view: VmView<'a>,
+    findings: Vec<Finding>,
+}
+
+impl Analysis<'_, '_> {
+    fn push(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
+    fn conflict_finding(&self, conflict: &Conflict, instancetype: Option<&Found<'_>>) -> Finding {
+        let mut finding = self
+            .view
+            .finding(&rules::INSTANCETYPE_CONFLICT, &vm_path_of(&conflict.path), conflict.message())
+            .with_kubevirt_field(conflict.path.clone())
+            .with_help("remove the field from the VM: the instance type sets it, and KubeVirt refuses to override either");
+        if let Some(found) = instancetype {
+            finding = finding.with_related(related_at(
+                found,
+                &instancetype_field(&conflict.path),
+                format!(
+                    "set by {} {}",
+                    found.origin.object().kind,
+                    found.origin.object().name
+                ),
+            ));
+        }
+        finding
+    }
+
+    fn report_mutation(&mut self, refusal: &MutateRefusal) {
+        match refusal {
+            MutateRefusal::Matcher(causes) => {
+                for cause in causes {
+                    let finding = self
+                        .view
+                        .finding(
+                            &rules::INVALID_MATCHER,
+                            &FieldPath::parse(&cause.field),
+                            cause.message.clone(),
+                        )
+                        .with_kubevirt_field(cause.field.clone());
+                    self.push(finding);
+                }
+            }
+            MutateRefusal::Inference { role, message } => {
+                let path = FieldPath::parse(&format!("spec.{}.inferFromVolume", role.field()));
+                let finding = self
+                    .view
+                    .finding(&rules::INFERENCE_FAILED, &path, message.clone())
+                    .with_help("kvlint resolves inferFromVolume from the PVCs, DataVolumes, DataSources and VolumeSnapshots in the repository; set inferFromVolumeFailurePolicy: Ignore to tolerate a missing label, or name the instance type directly");
+                self.push(finding);
+            }
+        }
+    }
+
+    fn report_rejections(
+        &mut self,
+        rejections: Vec<Rejection>,
+        instancetype: &Resolution<'_, InstancetypeSpec>,
+        preference: &Resolution<'_, PreferenceSpec>,
+    ) {
+        for rejection in rejections {
+            let finding = match rejection {
+                Rejection::Conflict(conflict) => {
+                    self.conflict_finding(&conflict, instancetype.found())
+                }
+                Rejection::Spread(cause) => {
+                    let mut finding = self
+                        .view
+                        .finding(
+                            &rules::SPREAD_NOT_DIVISIBLE,
+                            &FieldPath::parse("spec.preference"),
+                            cause.message,
+                        )
+                        .with_kubevirt_field(cause.field);
+                    if let Some(found) = instancetype.found() {
+                        finding = finding.with_related(related_at(
+                            found,
+                            &FieldPath::parse("cpu.guest"),
+                            "vCPUs of the instance type",
+                        ));
+                    }
+                    if let Some(found) = preference.found() {
+                        finding = finding.with_related(related_at(
+                            found,
+                            &FieldPath::parse("cpu"),
+                            "spread preference",
+                        ));
+                    }
+                    finding
+                }
+                Rejection::Requirement {
+                    cause,
+                    by_instancetype,
+                } => {
+                    let first = cause.field.split(", ").next().unwrap_or("").to_owned();
+                    let mut finding = self
+                        .view
+                        .finding(
+                            &rules::PREFERENCE_REQUIREMENT,
+                            &vm_path_of(&first),
+                            cause.message,
+                        )
+                        .with_kubevirt_field(cause.field);
+                    if by_instancetype && let Some(found) = instancetype.found() {
+                        finding = finding.with_related(related_at(
+                            found,
+                            &FieldPath::root(),
+                            "the instance type provides",
+                        ));
+                    }
+                    if let Some(found) = preference.found() {
+                        finding = finding.with_related(related_at(
+                            found,
+                            &FieldPath::parse("requirements"),
+                            "the preference requires",
+                        ));
+                    }
+                    finding
+                }
+                Rejection::FindFailure { role, cause } => self
+                    .view
+                    .finding(
+                        &rules::REFERENCE_REJECTED,
+                        &FieldPath::parse(&format!("spec.{}", role.field())),
+                        cause.message,
+                    )
+                    .with_kubevirt_field(cause.field),
+                Rejection::VmSpec(cause) => self
+                    .view
+                    .finding(
+                        &rules::VM_SPEC_INVALID,
+                        &vm_path_of(&cause.field),
+                        cause.message,
+                    )
+                    .with_kubevirt_field(cause.field),
+                Rejection::Panic(message) => {
+                    self.view
+                        .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message)
+                }
+                Rejection::Defaults(message) => self.view.finding(
+                    &rules::VM_SPEC_INVALID,
+                    &FieldPath::parse("spec.template.spec"),
+                    message,
+                ),
+            };
+            self.push(finding);
+        }
+    }
+
+    fn report_unresolved<T>(&mut self, role: MatcherRole, resolution: &Resolution<'_, T>) {
+        let unresolved_rule = match role {
+            MatcherRole::Instancetype => &rules::UNRESOLVED_INSTANCETYPE,
+            MatcherRole::Preference => &rules::UNRESOLVED_PREFERENCE,
+        };
+        let path = FieldPath::parse(&format!("spec.{}", role.field()));
+        match resolution {
+            Resolution::Failed(err) => {
+                let mut finding = self
+                    .view
+                    .finding(unresolved_rule, &path, err.message.clone());
+                let mut help = format!(
+                    "KubeVirt {} admits the VM, but it cannot start (condition FailedFind{}) until the object exists",
+                    self.profile.version,
+                    match role {
+                        MatcherRole::Instancetype => "Instancetype",
+                        MatcherRole::Preference => "Preference",
+                    }
+                );
+                if let Some(note) = &err.note {
+                    help = format!("{note}; {help}");
+                }
+                finding = finding.with_help(help);
+                self.push(finding);
+            }
+            Resolution::Invalid { found, error } => {
+                let object = found.origin.object();
+                let finding = self
+                    .view
+                    .finding(
+                        unresolved_rule,
+                        &path,
+                        format!("{} {} cannot be used: {error}", object.kind, object.name),
+                    )
+                    .with_related(related_at(found, &FieldPath::root(), "invalid object"));
+                self.push(finding);
+            }
+            Resolution::Absent | Resolution::Found(_) => {}
+        }
+    }
+}
+
+fn has_matchers(vm: &Value) -> bool {
+    let spec = vm.get("spec");
+    ["instancetype", "preference"]
+        .iter()
+        .any(|k| spec.and_then(|s| s.get(*k)).is_some_and(|m| !m.is_null()))
+}
+
+/// Removes the fields only the mutating webhook writes (random firmware identity, the PCI
+/// topology annotation, storage classes) from the expand of a stored VM, leaving their parent
+/// objects in place, so that an inferred VM renders as the VM the user wrote would.
+fn strip_webhook_only(stored: &mut Value, written: &Value) {
+    for key in ["uuid", "serial"] {
+        let had = written
+            .pointer(&format!("/spec/template/spec/domain/firmware/{key}"))
+            .is_some();
+        if !had
+            && let Some(firmware) = stored
+                .pointer_mut("/spec/template/spec/domain/firmware")
+                .and_then(Value::as_object_mut)
+        {
+            firmware.remove(key);
+        }
+    }
+    let had_pci = written
+        .pointer("/spec/template/metadata/annotations")
+        .and_then(|a| a.get("kubevirt.io/pci-topology-version"))
+        .is_some();
+    if !had_pci
+        && let Some(annotations) = stored
+            .pointer_mut("/spec/template/metadata/annotations")
+            .and_then(Value::as_object_mut)
+    {
+        annotations.remove("kubevirt.io/pci-topology-version");
+    }
+    let written_templates = written
+        .pointer("/spec/dataVolumeTemplates")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(templates) = stored
+        .pointer_mut("/spec/dataVolumeTemplates")
+        .and_then(Value::as_array_mut)
+    {
+        for (template, original) in templates.iter_mut().zip(written_templates.iter()) {
+            for kind in ["pvc", "storage"] {
+                let had = original
+                    .get("spec")
+                    .and_then(|s| s.get(kind))
+                    .and_then(|k| k.get("storageClassName"))
+                    .is_some();
+                if !had
+                    && let Some(target) = template
+                        .get_mut("spec")
+                        .and_then(|s| s.get_mut(kind))
+                        .and_then(Value::as_object_mut)
+                {
+                    target.remove("storageClassName");
+                }
+            }
+        }
+    }
+}
+
+/// The VM JSON of an object: the VirtualMachine itself, or a pool's template as a VM.
+fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
+    let json = object.node.to_json();
+    if object.kind == "VirtualMachine" {
+        return Some((json, FieldPath::root()));
+    }
+    let template = json.pointer("/spec/virtualMachineTemplate")?;
+    let mut metadata = template
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    metadata.insert("name".to_owned(), object.name.clone().into());
+    let vm = json!({
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": Value::Object(metadata),
+        "spec": template.get("spec").cloned().unwrap_or(Value::Object(Map::new())),
+    });
+    Some((vm, FieldPath::parse("spec.virtualMachineTemplate")))
+}
+
+/// Analyzes one VM object.
+pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProfile) -> VmReport {
+    let Some((mut written, base)) = vm_json(object) else {
+        return VmReport::default();
+    };
+    if let Some(metadata) = written.get_mut("metadata").and_then(Value::as_object_mut)
+        && let Some(namespace) = &object.namespace
+    {
+        metadata.insert("namespace".to_owned(), namespace.clone().into());
+    }
+    let mut analysis = Analysis {
+        profile,
+        view: VmView { object, base },
+        findings: Vec::new(),
+    };
+
+    let mutation = mutate::mutate(repo, object, &written, profile, true);
+    if let Some(refusal) = &mutation.refusal {
+        analysis.report_mutation(refusal);
+    }
+    let inference_failed = matches!(mutation.refusal, Some(MutateRefusal::Inference { .. }));
+    // The webhooks see the mutated VM; a VM the mutating webhook refuses is judged as written.
+    let judged = if mutation.refusal.is_none() {
+        &mutation.vm
+    } else {
+        &written
+    };
+    let instancetype: Resolution<'_, InstancetypeSpec> =
+        resolve_role(repo, object, judged, MatcherRole::Instancetype);
+    let preference: Resolution<'_, PreferenceSpec> =
+        resolve_role(repo, object, judged, MatcherRole::Preference);
+    let specs = Specs {
+        instancetype: instancetype.spec(),
+        preference: preference.spec(),
+    };
+
+    if mutation.refusal.is_none() {
+        let find_errors = FindErrors {
+            instancetype: instancetype.error_text(),
+            preference: preference.error_text(),
+        };
+        let rejections = validate::validate(judged, specs, &find_errors, profile, true);
+        analysis.report_rejections(rejections, &instancetype, &preference);
+    }
+    if inference_failed {
+        return VmReport {
+            findings: analysis.findings,
+            rendered: None,
+        };
+    }
+
+    // Rendering follows expand of the VM as written; inferred VMs follow the stored VM.
+    let follow_stored = mutation.inferred && mutation.refusal.is_none();
+    let render_input = if follow_stored {
+        &mutation.vm
+    } else {
+        &written
+    };
+    let unresolved = matches!(
+        instancetype,
+        Resolution::Failed(_) | Resolution::Invalid { .. }
+    ) || matches!(
+        preference,
+        Resolution::Failed(_) | Resolution::Invalid { .. }
+    );
+    if unresolved {
+        if profile.version.at_least(1, 6) || mutation.refusal.is_some() {
+            analysis.report_unresolved(MatcherRole::Instancetype, &instancetype);
+            analysis.report_unresolved(MatcherRole::Preference, &preference);
+        }
+        return VmReport {
+            findings: analysis.findings,
+            rendered: None,
+        };
+    }
+    let rendered = match render::expand(render_input, specs, has_matchers(render_input), profile) {
+        Ok(mut value) => {
+            render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
+            if follow_stored {
+                strip_webhook_only(&mut value, &written);
+            }
+            Some(value)
+        }
+        Err(ExpandError::Conflicts(conflicts)) => {
+            for conflict in &conflicts {
+                let finding = analysis.conflict_finding(conflict, instancetype.found());
+                analysis.push(finding);
+            }
+            None
+        }
+        Err(ExpandError::Panic(message)) => {
+            let finding =
+                analysis
+                    .view
+                    .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message);
+            analysis.push(finding);
+            None
+        }
+        Err(ExpandError::Defaults(message)) => {
+            let finding = analysis.view.finding(
+                &rules::EXPAND_FAILED,
+                &FieldPath::parse("spec.template.spec"),
+                message,
+            );
+            analysis.push(finding);
+            None
+        }
+    };
+    VmReport {
+        rendered: rendered.map(|value| Rendered {
+            namespace: object.namespace.clone().unwrap_or_default(),
+            name: object.name.clone(),
+            file: Arc::clone(&object.file),
+            line: object.node.span.start.line,
+            value: wrap_for_output(object, value),
+        }),
+        findings: analysis.findings,
+    }
+}
+
+/// A pool's rendered template goes back into the pool object.
+fn wrap_for_output(object: &Object, rendered: Value) -> Value {
+    if object.kind == "VirtualMachine" {
+        return rendered;
+    }
+    let mut pool = object.node.to_json();
+    if let Some(template) = pool
+        .pointer_mut("/spec/virtualMachineTemplate")
+        .and_then(Value::as_object_mut)
+    {
+        template.insert(
+            "spec".to_owned(),
+            rendered.get("spec").cloned().unwrap_or(Value::Null),
+        );
+    }
+    pool
+}
+
+/// Whether an object is analyzed as a VM.
+pub fn is_vm(object: &Object) -> bool {
+    (object.group == crate::k8s::KUBEVIRT_GROUP && object.kind == "VirtualMachine")
+        || (object.group == "pool.kubevirt.io" && object.kind == "VirtualMachinePool")
+}

@@ -1,0 +1,223 @@
+//! The cluster profile: the KubeVirt release and configuration a manifest is judged against.
+//! Defaults are KubeVirt's for an unconfigured cluster; a `KubeVirt` object in the repository
+//! (its `spec.configuration`) overrides them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::Value;
+
+/// A KubeVirt minor release (`v1.9`). Patch releases do not change instance-type behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVirtVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl KubeVirtVersion {
+    pub const OLDEST: Self = Self::new(1, 0);
+    pub const LATEST: Self = Self::new(1, 9);
+
+    pub const fn new(major: u32, minor: u32) -> Self {
+        Self { major, minor }
+    }
+
+    /// Whether this release is `v<major>.<minor>` or newer.
+    pub fn at_least(self, major: u32, minor: u32) -> bool {
+        self >= Self::new(major, minor)
+    }
+}
+
+impl fmt::Display for KubeVirtVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}.{}", self.major, self.minor)
+    }
+}
+
+impl FromStr for KubeVirtVersion {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let trimmed = text.trim().trim_start_matches(['v', 'V']);
+        let mut parts = trimmed.split('.');
+        let parse = |part: Option<&str>| part.and_then(|p| p.parse::<u32>().ok());
+        let (Some(major), Some(minor)) = (parse(parts.next()), parse(parts.next())) else {
+            return Err(format!("`{text}` is not a KubeVirt version such as v1.9"));
+        };
+        let version = Self::new(major, minor);
+        if version < Self::OLDEST || version > Self::LATEST {
+            return Err(format!(
+                "KubeVirt {version} is not supported: kvlint knows {} to {}",
+                Self::OLDEST,
+                Self::LATEST
+            ));
+        }
+        Ok(version)
+    }
+}
+
+/// Binding of the default pod-network interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodBinding {
+    Bridge,
+    Masquerade,
+    Slirp,
+}
+
+/// What the cluster KubeVirt runs in looks like.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterProfile {
+    pub version: KubeVirtVersion,
+    /// `architectureConfiguration.defaultArchitecture`, else the control plane's (amd64).
+    pub default_architecture: String,
+    /// Global `machineType` override (v1.1+).
+    pub machine_type: Option<String>,
+    /// `architectureConfiguration.<arch>.machineType`.
+    pub arch_machine_types: Vec<(String, String)>,
+    pub eviction_strategy: Option<String>,
+    /// `cpuRequest` (KubeVirt's default is 100m).
+    pub cpu_request: Option<Value>,
+    /// `developerConfiguration.memoryOvercommit` (percent, v1.0–v1.6 memory-request default).
+    pub memory_overcommit: i64,
+    pub feature_gates: Vec<String>,
+    pub pod_binding: PodBinding,
+    pub permit_bridge_on_pod_network: bool,
+    /// `instancetype.referencePolicy`: reference, expand or expandAll.
+    pub reference_policy: String,
+    /// Whether virt-operator deploys the common-instancetypes catalog.
+    pub deploy_catalog: bool,
+}
+
+impl ClusterProfile {
+    pub fn new(version: KubeVirtVersion) -> Self {
+        Self {
+            version,
+            default_architecture: "amd64".to_owned(),
+            machine_type: None,
+            arch_machine_types: Vec::new(),
+            eviction_strategy: None,
+            cpu_request: None,
+            memory_overcommit: 100,
+            feature_gates: Vec::new(),
+            pod_binding: PodBinding::Bridge,
+            permit_bridge_on_pod_network: true,
+            reference_policy: "reference".to_owned(),
+            deploy_catalog: true,
+        }
+    }
+
+    /// Applies a `KubeVirt` object's `spec.configuration`.
+    pub fn configure(&mut self, configuration: &Value) {
+        let get = |path: &[&str]| {
+            path.iter()
+                .try_fold(configuration, |node, key| node.get(key))
+        };
+        let text = |path: &[&str]| get(path).and_then(Value::as_str).map(str::to_owned);
+        if let Some(arch) = text(&["architectureConfiguration", "defaultArchitecture"]) {
+            self.default_architecture = arch;
+        }
+        if let Some(machine) = text(&["machineType"]) {
+            self.machine_type = Some(machine);
+        }
+        if let Some(archs) = get(&["architectureConfiguration"]).and_then(Value::as_object) {
+            for (arch, config) in archs {
+                if let Some(machine) = config.get("machineType").and_then(Value::as_str) {
+                    self.arch_machine_types
+                        .push((arch.clone(), machine.to_owned()));
+                }
+            }
+        }
+        if let Some(strategy) = text(&["evictionStrategy"]) {
+            self.eviction_strategy = Some(strategy);
+        }
+        if let Some(cpu) = get(&["cpuRequest"]) {
+            self.cpu_request = Some(cpu.clone());
+        }
+        if let Some(percent) =
+            get(&["developerConfiguration", "memoryOvercommit"]).and_then(Value::as_i64)
+        {
+            self.memory_overcommit = percent;
+        }
+        if let Some(gates) =
+            get(&["developerConfiguration", "featureGates"]).and_then(Value::as_array)
+        {
+            self.feature_gates
+                .extend(gates.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+        if let Some(binding) = text(&["network", "defaultNetworkInterface"]) {
+            self.pod_binding = match binding.as_str() {
+                "masquerade" => PodBinding::Masquerade,
+                "slirp" => PodBinding::Slirp,
+                _ => PodBinding::Bridge,
+            };
+        }
+        if let Some(permit) =
+            get(&["network", "permitBridgeInterfaceOnPodNetwork"]).and_then(Value::as_bool)
+        {
+            self.permit_bridge_on_pod_network = permit;
+        }
+        if let Some(policy) = text(&["instancetype", "referencePolicy"]) {
+            self.reference_policy = policy;
+        }
+        if let Some(enabled) =
+            get(&["commonInstancetypesDeployment", "enabled"]).and_then(Value::as_bool)
+        {
+            self.deploy_catalog = enabled;
+        }
+    }
+
+    pub fn has_feature_gate(&self, gate: &str) -> bool {
+        self.feature_gates.iter().any(|g| g == gate)
+    }
+
+    /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).
+    pub fn machine_type_for(&self, architecture: &str) -> String {
+        // The deprecated global override wins over the per-architecture setting.
+        if self.version.at_least(1, 1)
+            && let Some(machine) = &self.machine_type
+        {
+            return machine.clone();
+        }
+        if let Some((_, machine)) = self
+            .arch_machine_types
+            .iter()
+            .find(|(arch, _)| arch == architecture)
+        {
+            return machine.clone();
+        }
+        match architecture {
+            "arm64" => "virt".to_owned(),
+            "s390x" if self.version.at_least(1, 3) => "s390-ccw-virtio".to_owned(),
+            "ppc64le" if !self.version.at_least(1, 7) => "pseries".to_owned(),
+            _ => "q35".to_owned(),
+        }
+    }
+}
+
+impl Default for ClusterProfile {
+    fn default() -> Self {
+        Self::new(KubeVirtVersion::LATEST)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions() {
+        assert_eq!("v1.9".parse(), Ok(KubeVirtVersion::new(1, 9)));
+        assert_eq!("1.6.2".parse(), Ok(KubeVirtVersion::new(1, 6)));
+        assert!("v2.0".parse::<KubeVirtVersion>().is_err());
+        assert!("latest".parse::<KubeVirtVersion>().is_err());
+    }
+
+    #[test]
+    fn machine_type_defaults() {
+        let mut profile = ClusterProfile::default();
+        assert_eq!(profile.machine_type_for("amd64"), "q35");
+        assert_eq!(profile.machine_type_for("arm64"), "virt");
+        profile.configure(&serde_json::json!({"machineType": "pc-q35-rhel9.6.0"}));
+        assert_eq!(profile.machine_type_for("amd64"), "pc-q35-rhel9.6.0");
+    }
+}

@@ -1,0 +1,39 @@
+//! Conflicts between a VM and its instance type (`pkg/instancetype/conflict`).
+
+/// A VM field that the instance type also sets, as KubeVirt names it: the call site's prefix
+/// joined with the field's suffix by `.`, or `annotations.<key>` with no prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub path: String,
+}
+
+impl Conflict {
+    pub fn at(prefix: &str, suffix: &str) -> Self {
+        Self {
+            path: format!("{prefix}.{suffix}"),
+        }
+    }
+
+    pub fn annotation(key: &str) -> Self {
+        Self {
+            path: format!("annotations.{key}"),
+        }
+    }
+
+    /// The status cause message KubeVirt's validating webhook gives for this conflict.
+    pub fn message(&self) -> String {
+        format!(
+            "VM field(s) {} conflicts with selected instance type",
+            self.path
+        )
+    }
+}
+
+/// The error text of a list of conflicts (apply.md §3.11).
+pub fn conflicts_message(conflicts: &[Conflict]) -> String {
+    let paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
+    format!(
+        "VM field(s) {} conflicts with selected instance type",
+        paths.join(", ")
+    )
+}

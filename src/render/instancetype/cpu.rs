@@ -1,0 +1,193 @@
+//! `apply/cpu.go`: CPU conflicts, copied settings and the vCPU topology.
+
+use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
+use crate::profile::KubeVirtVersion;
+use crate::render::conflict::Conflict;
+use crate::render::value::{Obj, bool_of, child, get_obj, is_set, str_of, u64_of};
+
+pub(super) fn apply(
+    prefix: &str,
+    instancetype: &InstancetypeSpec,
+    preference: Option<&PreferenceSpec>,
+    spec: &mut Obj,
+    version: KubeVirtVersion,
+) -> Vec<Conflict> {
+    let domain = child(spec, "domain");
+    let conflicts = conflicts(prefix, instancetype, domain);
+    child(domain, "cpu");
+    if !conflicts.is_empty() {
+        return conflicts;
+    }
+    let it = &instancetype.cpu;
+    let cpu = child(domain, "cpu");
+    if let Some(model) = &it.model {
+        cpu.insert("model".to_owned(), model.clone().into());
+    }
+    if let Some(dedicated) = it.dedicated_cpu_placement {
+        cpu.insert("dedicatedCpuPlacement".to_owned(), dedicated.into());
+    }
+    if let Some(isolate) = it.isolate_emulator_thread {
+        cpu.insert("isolateEmulatorThread".to_owned(), isolate.into());
+    }
+    if let Some(numa) = it.numa.as_ref().filter(|v| !v.is_null()) {
+        cpu.insert("numa".to_owned(), numa.clone());
+    }
+    if let Some(realtime) = it.realtime.as_ref().filter(|v| !v.is_null()) {
+        cpu.insert("realtime".to_owned(), realtime.clone());
+    }
+    if version.at_least(1, 3)
+        && let Some(max_sockets) = it.max_sockets
+    {
+        cpu.insert("maxSockets".to_owned(), max_sockets.into());
+    }
+    let (sockets, cores, threads) = topology(it.guest, preference, version);
+    cpu.insert("sockets".to_owned(), sockets.into());
+    cpu.insert("cores".to_owned(), cores.into());
+    cpu.insert("threads".to_owned(), threads.into());
+    Vec::new()
+}
+
+fn has_key(domain: &Obj, list: &str, key: &str) -> bool {
+    get_obj(domain, "resources")
+        .and_then(|r| get_obj(r, list))
+        .is_some_and(|m| m.contains_key(key))
+}
+
+fn conflicts(prefix: &str, instancetype: &InstancetypeSpec, domain: &Obj) -> Vec<Conflict> {
+    let it = &instancetype.cpu;
+    let mut out = Vec::new();
+    if has_key(domain, "requests", "cpu") {
+        out.push(Conflict::at(prefix, "domain.resources.requests.cpu"));
+    }
+    if has_key(domain, "limits", "cpu") {
+        out.push(Conflict::at(prefix, "domain.resources.limits.cpu"));
+    }
+    let empty = Obj::new();
+    let cpu = get_obj(domain, "cpu").unwrap_or(&empty);
+    for field in ["sockets", "cores", "threads"] {
+        if u64_of(cpu, field) != 0 {
+            out.push(Conflict::at(prefix, &format!("domain.cpu.{field}")));
+        }
+    }
+    if !str_of(cpu, "model").is_empty() && it.model.is_some() {
+        out.push(Conflict::at(prefix, "domain.cpu.model"));
+    }
+    if bool_of(cpu, "dedicatedCpuPlacement") && it.dedicated_cpu_placement.is_some() {
+        out.push(Conflict::at(prefix, "domain.cpu.dedicatedCPUPlacement"));
+    }
+    if bool_of(cpu, "isolateEmulatorThread") && it.isolate_emulator_thread.is_some() {
+        out.push(Conflict::at(prefix, "domain.cpu.isolateEmulatorThread"));
+    }
+    if is_set(cpu, "numa") && it.numa.as_ref().is_some_and(|v| !v.is_null()) {
+        out.push(Conflict::at(prefix, "domain.cpu.numa"));
+    }
+    if is_set(cpu, "realtime") && it.realtime.as_ref().is_some_and(|v| !v.is_null()) {
+        out.push(Conflict::at(prefix, "domain.cpu.realtime"));
+    }
+    out
+}
+
+/// Lays `guest` vCPUs out as (sockets, cores, threads) the way the preference asks
+/// (apply.md §3.3). A spread ratio of 0 makes KubeVirt divide by zero; the webhook check reports
+/// that before rendering, and here it lays out as 1/1/1.
+pub(super) fn topology(
+    guest: u32,
+    preference: Option<&PreferenceSpec>,
+    version: KubeVirtVersion,
+) -> (u32, u32, u32) {
+    let spread_without_shortcut = !version.at_least(1, 3);
+    if guest == 1 && !spread_without_shortcut {
+        return (1, 1, 1);
+    }
+    let topology = preference.map_or(Topology::Sockets, PreferenceSpec::topology);
+    match topology {
+        Topology::Cores => (1, guest, 1),
+        Topology::Sockets | Topology::Any => (guest, 1, 1),
+        Topology::Threads => (1, 1, guest),
+        Topology::Spread => {
+            let Some(preference) = preference else {
+                return (guest, 1, 1);
+            };
+            let ratio = preference.spread_ratio();
+            if ratio == 0 {
+                return (1, 1, 1);
+            }
+            let across = if version.at_least(1, 3) {
+                preference.spread_across()
+            } else {
+                SpreadAcross::SocketsCores
+            };
+            match across {
+                SpreadAcross::SocketsCores => (guest / ratio, ratio, 1),
+                SpreadAcross::CoresThreads => (1, guest / ratio, ratio),
+                SpreadAcross::SocketsCoresThreads => (guest / 2 / ratio, ratio, 2),
+                SpreadAcross::Unknown => (1, 1, 1),
+            }
+        }
+        Topology::Unknown => (1, 1, 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CpuPreferences, SpreadOptions};
+
+    fn pref(topology: &str, across: Option<&str>, ratio: Option<u32>) -> PreferenceSpec {
+        PreferenceSpec {
+            cpu: Some(CpuPreferences {
+                preferred_cpu_topology: Some(topology.to_owned()),
+                spread_options: Some(SpreadOptions {
+                    across: across.map(str::to_owned),
+                    ratio,
+                }),
+                ..CpuPreferences::default()
+            }),
+            ..PreferenceSpec::default()
+        }
+    }
+
+    #[test]
+    fn topology_table_from_the_spec() {
+        let v = KubeVirtVersion::LATEST;
+        assert_eq!(topology(4, None, v), (4, 1, 1));
+        assert_eq!(topology(4, Some(&pref("cores", None, None)), v), (1, 4, 1));
+        assert_eq!(
+            topology(4, Some(&pref("threads", None, None)), v),
+            (1, 1, 4)
+        );
+        assert_eq!(topology(4, Some(&pref("any", None, None)), v), (4, 1, 1));
+        assert_eq!(topology(4, Some(&pref("spread", None, None)), v), (2, 2, 1));
+        assert_eq!(
+            topology(6, Some(&pref("spread", Some("SocketsCores"), Some(3))), v),
+            (2, 3, 1)
+        );
+        assert_eq!(
+            topology(6, Some(&pref("spread", Some("CoresThreads"), Some(2))), v),
+            (1, 3, 2)
+        );
+        assert_eq!(
+            topology(
+                8,
+                Some(&pref("spread", Some("SocketsCoresThreads"), Some(2))),
+                v
+            ),
+            (2, 2, 2)
+        );
+        assert_eq!(
+            topology(
+                12,
+                Some(&pref("spread", Some("SocketsCoresThreads"), Some(3))),
+                v
+            ),
+            (2, 3, 2)
+        );
+        assert_eq!(
+            topology(5, Some(&pref("spread", None, Some(2))), v),
+            (2, 2, 1)
+        );
+        assert_eq!(topology(5, Some(&pref("foo", None, None)), v), (1, 1, 1));
+        assert_eq!(topology(1, Some(&pref("spread", None, None)), v), (1, 1, 1));
+        assert_eq!(topology(0, Some(&pref("cores", None, None)), v), (1, 0, 1));
+    }
+}

@@ -1,0 +1,139 @@
+//! Rendering the effective VM exactly as KubeVirt's expand does (`pkg/instancetype/expand`,
+//! `pkg/instancetype/apply/vmi.go`, KubeVirt v1.9, with the per-release differences of
+//! spec apply.md §9).
+
+pub mod conflict;
+pub mod defaults;
+mod instancetype;
+pub mod preference;
+pub mod requirements;
+pub mod shape;
+pub mod value;
+
+use serde_json::Value;
+
+pub use conflict::{Conflict, conflicts_message};
+pub use instancetype::apply as apply_instancetype;
+pub use preference::ApplyPanic;
+
+use crate::model::{InstancetypeSpec, PreferenceSpec};
+use crate::profile::ClusterProfile;
+use value::{Obj, child};
+
+/// The instance type and preference a VM resolved to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Specs<'s> {
+    pub instancetype: Option<&'s InstancetypeSpec>,
+    pub preference: Option<&'s PreferenceSpec>,
+}
+
+/// Why expand fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExpandError {
+    Conflicts(Vec<Conflict>),
+    /// A cluster-configuration error while defaulting (e.g. slirp as default binding).
+    Defaults(String),
+    /// KubeVirt's code panics.
+    Panic(String),
+}
+
+impl ExpandError {
+    pub fn message(&self) -> String {
+        match self {
+            Self::Conflicts(conflicts) => conflicts_message(conflicts),
+            Self::Defaults(message) | Self::Panic(message) => message.clone(),
+        }
+    }
+}
+
+/// `ApplyToVMI`: the instance type, then (only without conflicts, v1.5+) the preference.
+pub fn apply_to_vmi(
+    prefix: &str,
+    specs: Specs<'_>,
+    spec: &mut Obj,
+    metadata: &mut Obj,
+    profile: &ClusterProfile,
+) -> Result<Vec<Conflict>, ApplyPanic> {
+    let version = profile.version;
+    if let Some(instancetype) = specs.instancetype {
+        let conflicts = apply_instancetype(
+            prefix,
+            instancetype,
+            specs.preference,
+            spec,
+            metadata,
+            version,
+        );
+        if !conflicts.is_empty() {
+            // Up to v1.4 the preference was still applied to the (discarded) result.
+            if !version.at_least(1, 5)
+                && let Some(preference) = specs.preference
+            {
+                preference::apply(preference, spec, metadata, version)?;
+            }
+            return Ok(conflicts);
+        }
+    }
+    if let Some(preference) = specs.preference {
+        preference::apply(preference, spec, metadata, version)?;
+    }
+    Ok(Vec::new())
+}
+
+fn take_obj(parent: &mut Obj, key: &str) -> Obj {
+    match parent.remove(key) {
+        Some(Value::Object(map)) => map,
+        _ => Obj::new(),
+    }
+}
+
+/// Runs `edit` on the template spec and metadata of a VM (both created when absent).
+pub fn with_template<R>(vm: &mut Value, edit: impl FnOnce(&mut Obj, &mut Obj) -> R) -> Option<R> {
+    let template = child(child(vm.as_object_mut()?, "spec"), "template");
+    let mut metadata = take_obj(template, "metadata");
+    let mut spec = take_obj(template, "spec");
+    let result = edit(&mut spec, &mut metadata);
+    template.insert("metadata".to_owned(), Value::Object(metadata));
+    template.insert("spec".to_owned(), Value::Object(spec));
+    Some(result)
+}
+
+/// Expand (apply.md §6.1): the VM with its instance type and preference applied, defaulted,
+/// and without matchers. A VM without matchers comes back unchanged.
+pub fn expand(
+    vm: &Value,
+    specs: Specs<'_>,
+    has_matchers: bool,
+    profile: &ClusterProfile,
+) -> Result<Value, ExpandError> {
+    let mut expanded = vm.clone();
+    if !has_matchers {
+        return Ok(expanded);
+    }
+    let version = profile.version;
+    with_template(&mut expanded, |spec, metadata| {
+        if version.at_least(1, 4) {
+            defaults::default_volume_disks(spec);
+            defaults::default_pod_network(spec, profile).map_err(ExpandError::Defaults)?;
+        }
+        let conflicts = apply_to_vmi("spec.template.spec", specs, spec, metadata, profile)
+            .map_err(|panic| ExpandError::Panic(panic.message))?;
+        if !conflicts.is_empty() {
+            return Err(ExpandError::Conflicts(conflicts));
+        }
+        if version.at_least(1, 4) {
+            defaults::set_vmi_spec_defaults(spec, profile).map_err(ExpandError::Defaults)?;
+        }
+        Ok(())
+    })
+    .unwrap_or(Ok(()))?;
+    if let Some(spec) = expanded.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("instancetype");
+        spec.remove("preference");
+    }
+    if let Some(status) = expanded.get_mut("status").and_then(Value::as_object_mut) {
+        status.remove("instancetypeRef");
+        status.remove("preferenceRef");
+    }
+    Ok(expanded)
+}

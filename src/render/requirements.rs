@@ -1,0 +1,198 @@
+//! Preference requirements (`pkg/instancetype/preference/requirements/`), checked by admission
+//! after defaults: CPU, then memory, then architecture; the first failure is reported.
+
+use serde_json::Value;
+
+use super::value::{Obj, get_obj, str_of, u64_of};
+use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
+use crate::profile::KubeVirtVersion;
+use crate::quantity::Quantity;
+
+/// A failed requirement: KubeVirt's cause field(s) (joined by ", ") and error text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmet {
+    pub fields: Vec<String>,
+    pub error: String,
+}
+
+impl Unmet {
+    pub fn field(&self) -> String {
+        self.fields.join(", ")
+    }
+
+    pub fn message(&self) -> String {
+        format!("failure checking preference requirements: {}", self.error)
+    }
+}
+
+const PREFIX: &str = "spec.template.spec";
+
+pub fn check(
+    instancetype: Option<&InstancetypeSpec>,
+    preference: &PreferenceSpec,
+    spec: &Obj,
+    version: KubeVirtVersion,
+) -> Option<Unmet> {
+    let requirements = preference.requirements.as_ref()?;
+    if let Some(cpu) = &requirements.cpu
+        && let Some(unmet) = check_cpu(instancetype, preference, spec, cpu.guest)
+    {
+        return Some(unmet);
+    }
+    if let Some(memory) = &requirements.memory
+        && let Some(unmet) = check_memory(instancetype, spec, &memory.guest)
+    {
+        return Some(unmet);
+    }
+    if version.at_least(1, 7)
+        && let Some(required) = &requirements.architecture
+    {
+        let actual = str_of(spec, "architecture");
+        if actual != required {
+            return Some(Unmet {
+                fields: vec![format!("{PREFIX}.architecture")],
+                error: format!(
+                    "preference requires architecture {required} but {actual} is being requested"
+                ),
+            });
+        }
+    }
+    None
+}
+
+fn check_cpu(
+    instancetype: Option<&InstancetypeSpec>,
+    preference: &PreferenceSpec,
+    spec: &Obj,
+    required: u32,
+) -> Option<Unmet> {
+    if let Some(instancetype) = instancetype {
+        if instancetype.cpu.guest < required {
+            return Some(Unmet {
+                fields: vec!["spec.instancetype".to_owned()],
+                error: format!(
+                    "insufficient CPU resources of {} vCPU provided by instance type, preference requires {required} vCPU",
+                    instancetype.cpu.guest
+                ),
+            });
+        }
+        return None;
+    }
+    let Some(cpu) = get_obj(spec, "domain").and_then(|d| get_obj(d, "cpu")) else {
+        return Some(Unmet {
+            fields: vec![format!("{PREFIX}.domain.cpu")],
+            error: format!(
+                "no CPU resources provided by VirtualMachine, preference requires {required} vCPU"
+            ),
+        });
+    };
+    let (sockets, cores, threads) = (
+        u64_of(cpu, "sockets"),
+        u64_of(cpu, "cores"),
+        u64_of(cpu, "threads"),
+    );
+    let field = |name: &str| format!("{PREFIX}.domain.cpu.{name}");
+    let (provided, fields, text) = match preference.topology() {
+        Topology::Threads => (threads, vec![field("threads")], "threads"),
+        Topology::Cores => (cores, vec![field("cores")], "cores"),
+        Topology::Sockets => (sockets, vec![field("sockets")], "sockets"),
+        Topology::Spread => match preference.spread_across() {
+            SpreadAcross::SocketsCores => (
+                sockets * cores,
+                vec![field("sockets"), field("cores")],
+                "SocketsCores",
+            ),
+            SpreadAcross::CoresThreads => (
+                cores * threads,
+                vec![field("cores"), field("threads")],
+                "CoresThreads",
+            ),
+            SpreadAcross::SocketsCoresThreads => (
+                sockets * cores * threads,
+                vec![field("sockets"), field("cores"), field("threads")],
+                "SocketsCoresThreads",
+            ),
+            SpreadAcross::Unknown => return None,
+        },
+        Topology::Any => (
+            cores * sockets * threads,
+            vec![field("cores"), field("sockets"), field("threads")],
+            "cores, sockets and threads",
+        ),
+        Topology::Unknown => return None,
+    };
+    (provided < u64::from(required)).then(|| Unmet {
+        fields,
+        error: format!(
+            "insufficient CPU resources of {provided} vCPU provided by VirtualMachine, preference requires {required} vCPU provided as {text}"
+        ),
+    })
+}
+
+fn check_memory(
+    instancetype: Option<&InstancetypeSpec>,
+    spec: &Obj,
+    required: &Value,
+) -> Option<Unmet> {
+    let required = Quantity::from_json(required).ok()?;
+    let vm_guest = get_obj(spec, "domain")
+        .and_then(|d| get_obj(d, "memory"))
+        .and_then(|m| m.get("guest"))
+        .and_then(|g| Quantity::from_json(g).ok());
+    let (field, by, provided) = match instancetype {
+        Some(it) => (
+            "spec.instancetype".to_owned(),
+            "instance type",
+            Quantity::from_json(&it.memory.guest).ok(),
+        ),
+        None => (format!("{PREFIX}.domain.memory"), "VirtualMachine", None),
+    };
+    let provided = vm_guest
+        .or(provided)
+        .unwrap_or_else(|| Quantity::from_i64(0, required.format()));
+    provided.cmp_value(&required).is_lt().then(|| Unmet {
+        fields: vec![field],
+        error: format!(
+            "insufficient Memory resources of {} provided by {by}, preference requires {}",
+            provided.canonical(),
+            required.canonical()
+        ),
+    })
+}
+
+/// The spread divisibility check (`preference/validation/cpu.go`), run before applying.
+pub fn check_spread(
+    instancetype: &InstancetypeSpec,
+    preference: &PreferenceSpec,
+) -> Option<String> {
+    if preference.topology() != Topology::Spread {
+        return None;
+    }
+    let guest = instancetype.cpu.guest;
+    let ratio = preference.spread_ratio();
+    if ratio == 0 {
+        return None;
+    }
+    let (failed, message) = match preference.spread_across() {
+        SpreadAcross::SocketsCores => (
+            !guest.is_multiple_of(ratio),
+            format!(
+                "{guest} vCPUs provided by the instance type are not divisible by the Spec.PreferSpreadSocketToCoreRatio or Spec.CPU.PreferSpreadOptions.Ratio of {ratio} provided by the preference"
+            ),
+        ),
+        SpreadAcross::CoresThreads => (
+            !guest.is_multiple_of(ratio),
+            format!(
+                "{guest} vCPUs provided by the instance type are not divisible by the number of threads per core {ratio}"
+            ),
+        ),
+        SpreadAcross::SocketsCoresThreads => (
+            !guest.is_multiple_of(2) || !(guest / 2).is_multiple_of(ratio),
+            format!(
+                "{guest} vCPUs provided by the instance type are not divisible by the number of threads per core 2 and Spec.PreferSpreadSocketToCoreRatio or Spec.CPU.PreferSpreadOptions.Ratio of {ratio}"
+            ),
+        ),
+        SpreadAcross::Unknown => (false, String::new()),
+    };
+    failed.then_some(message)
+}

@@ -1,0 +1,76 @@
+//! Small helpers for editing JSON trees the way KubeVirt edits its Go structs.
+
+use serde_json::{Map, Value};
+
+pub type Obj = Map<String, Value>;
+
+/// The object under `key`, created when absent. A value of another JSON type is replaced (the
+/// schema check reports such values; KubeVirt could not have decoded them).
+pub fn child<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Obj {
+    let slot = parent
+        .entry(key.to_owned())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(map) => map,
+        _ => unreachable!("just made an object"),
+    }
+}
+
+/// The object under `key` if it is one.
+pub fn get_obj<'a>(parent: &'a Obj, key: &str) -> Option<&'a Obj> {
+    parent.get(key).and_then(Value::as_object)
+}
+
+pub fn get_obj_mut<'a>(parent: &'a mut Obj, key: &str) -> Option<&'a mut Obj> {
+    parent.get_mut(key).and_then(Value::as_object_mut)
+}
+
+/// Go's view of an optional pointer field: present and not null.
+pub fn is_set(parent: &Obj, key: &str) -> bool {
+    parent.get(key).is_some_and(|v| !v.is_null())
+}
+
+/// Go's view of a string field: the empty string when absent or not a string.
+pub fn str_of<'a>(parent: &'a Obj, key: &str) -> &'a str {
+    parent.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Go's view of an unsigned number field: 0 when absent.
+pub fn u64_of(parent: &Obj, key: &str) -> u64 {
+    parent.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Go's view of a plain bool field.
+pub fn bool_of(parent: &Obj, key: &str) -> bool {
+    parent.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Go's view of a slice: empty when absent.
+pub fn list_len(parent: &Obj, key: &str) -> usize {
+    parent
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+/// The array under `key`, created when absent.
+pub fn list<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Vec<Value> {
+    let slot = parent
+        .entry(key.to_owned())
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !slot.is_array() {
+        *slot = Value::Array(Vec::new());
+    }
+    match slot {
+        Value::Array(items) => items,
+        _ => unreachable!("just made an array"),
+    }
+}
+
+/// Whether a Go map field is non-nil: present and an object (even an empty one).
+pub fn map_is_set(parent: &Obj, key: &str) -> bool {
+    parent.get(key).is_some_and(Value::is_object)
+}

@@ -1,0 +1,263 @@
+//! Finding the instance type and preference a VM references (`pkg/instancetype/find`,
+//! `pkg/instancetype/preference/find`), with the repository index in place of the API server.
+
+mod infer;
+
+pub use infer::{InferError, Inferred, infer};
+
+use serde_json::Value;
+
+use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
+use crate::model::{Matcher, MatcherKind, MatcherRole};
+use crate::profile::KubeVirtVersion;
+
+/// The objects kvlint can see: the repository, then the built-in catalog.
+#[derive(Clone, Copy)]
+pub struct Repo<'a> {
+    pub objects: &'a [Object],
+    pub index: &'a Index,
+    pub catalog: &'a [Object],
+    pub catalog_index: &'a Index,
+    pub version: KubeVirtVersion,
+}
+
+impl<'a> Repo<'a> {
+    /// An object by identity: the repository's copy (the one applied with `unit` first), else
+    /// the built-in catalog's.
+    pub fn find(
+        &self,
+        unit: &str,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&'a Object> {
+        self.index
+            .find(self.objects, unit, group, kind, namespace, name)
+            .or_else(|| {
+                self.catalog_index
+                    .find(self.catalog, unit, group, kind, namespace, name)
+            })
+    }
+}
+
+/// Where a resolved spec came from.
+#[derive(Clone, Copy, Debug)]
+pub enum Origin<'a> {
+    /// An instance type or preference object (repository or built-in catalog).
+    Object(&'a Object),
+    /// A ControllerRevision; the spec is its embedded object's.
+    Revision(&'a Object),
+}
+
+impl<'a> Origin<'a> {
+    pub fn object(&self) -> &'a Object {
+        match self {
+            Self::Object(o) | Self::Revision(o) => o,
+        }
+    }
+
+    /// Path of the spec inside the origin object.
+    pub fn spec_prefix(&self) -> &'static str {
+        match self {
+            Self::Object(_) => "spec",
+            Self::Revision(_) => "data.spec",
+        }
+    }
+}
+
+/// A found spec, still as JSON (decoded by the caller).
+#[derive(Clone, Debug)]
+pub struct Found<'a> {
+    pub spec: Value,
+    pub origin: Origin<'a>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindErrorKind {
+    NotFound,
+    UnexpectedKind,
+    Revision,
+    Unserved,
+}
+
+/// Why a reference cannot be resolved, with KubeVirt's error text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FindError {
+    pub kind: FindErrorKind,
+    pub message: String,
+    /// Extra explanation for humans (not part of KubeVirt's text).
+    pub note: Option<String>,
+}
+
+fn kinds(role: MatcherRole) -> (&'static str, &'static str, &'static str, &'static str) {
+    match role {
+        MatcherRole::Instancetype => (
+            "VirtualMachineInstancetype",
+            "virtualmachineinstancetypes",
+            "VirtualMachineClusterInstancetype",
+            "virtualmachineclusterinstancetypes",
+        ),
+        MatcherRole::Preference => (
+            "VirtualMachinePreference",
+            "virtualmachinepreferences",
+            "VirtualMachineClusterPreference",
+            "virtualmachineclusterpreferences",
+        ),
+    }
+}
+
+/// Whether KubeVirt `version` serves `instancetype.kubevirt.io/<api_version>`.
+pub fn is_served(api_version: &str, version: KubeVirtVersion) -> bool {
+    match api_version {
+        "v1beta1" => true,
+        "v1alpha1" | "v1alpha2" => !version.at_least(1, 6),
+        _ => false,
+    }
+}
+
+/// Finds the spec a matcher references (apply.md §2): `revisionName` first, then a status
+/// reference to a revision of the same name (v1.5+), then the object by kind.
+pub fn find<'a>(
+    repo: &Repo<'a>,
+    vm: &Object,
+    role: MatcherRole,
+    matcher: &Matcher,
+    status_ref: Option<&Value>,
+) -> Result<Found<'a>, FindError> {
+    let namespace = vm.namespace.as_deref();
+    if !matcher.revision_name.is_empty() {
+        return find_revision(repo, vm, role, &matcher.revision_name);
+    }
+    if repo.version.at_least(1, 5) {
+        let revision = status_ref
+            .and_then(|r| r.get("controllerRevisionRef"))
+            .and_then(|r| r.get("name"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty());
+        if let Some(revision) = revision
+            && let Some(object) =
+                repo.find(&vm.unit, "apps", "ControllerRevision", namespace, revision)
+        {
+            let label = object
+                .node
+                .get("metadata")
+                .and_then(|m| m.get("labels"))
+                .and_then(|l| l.get("instancetype.kubevirt.io/object-name"))
+                .and_then(|n| n.as_str());
+            if label == Some(matcher.name.as_str()) {
+                return revision_spec(repo, object, role);
+            }
+        }
+    }
+    let (namespaced_kind, namespaced_plural, cluster_kind, cluster_plural) = kinds(role);
+    let (kind, plural, namespace) = match matcher.resolved_kind(role) {
+        MatcherKind::Namespaced => (namespaced_kind, namespaced_plural, namespace),
+        MatcherKind::Cluster => (cluster_kind, cluster_plural, None),
+        MatcherKind::Unexpected => {
+            return Err(FindError {
+                kind: FindErrorKind::UnexpectedKind,
+                message: format!(
+                    "got unexpected kind in {}: {}",
+                    role.go_type(),
+                    matcher.kind
+                ),
+                note: Some(format!(
+                    "accepted kinds are {namespaced_kind} and {cluster_kind} (any case, singular or plural); short names are not"
+                )),
+            });
+        }
+    };
+    let not_found = |note: Option<String>| FindError {
+        kind: FindErrorKind::NotFound,
+        message: format!(
+            "{plural}.{INSTANCETYPE_GROUP} \"{}\" not found",
+            matcher.name
+        ),
+        note,
+    };
+    let Some(object) = repo.find(&vm.unit, INSTANCETYPE_GROUP, kind, namespace, &matcher.name)
+    else {
+        return Err(not_found(None));
+    };
+    if !is_served(&object.version, repo.version) {
+        return Err(FindError {
+            kind: FindErrorKind::Unserved,
+            ..not_found(Some(format!(
+                "{} defines it as {}, which KubeVirt {} does not serve",
+                object.file, object.api_version, repo.version
+            )))
+        });
+    }
+    Ok(Found {
+        spec: object
+            .node
+            .get("spec")
+            .map_or(Value::Null, crate::yaml::Node::to_json),
+        origin: Origin::Object(object),
+    })
+}
+
+fn find_revision<'a>(
+    repo: &Repo<'a>,
+    vm: &Object,
+    role: MatcherRole,
+    name: &str,
+) -> Result<Found<'a>, FindError> {
+    match repo.find(&vm.unit, "apps", "ControllerRevision", vm.namespace.as_deref(), name) {
+        Some(object) => revision_spec(repo, object, role),
+        None => Err(FindError {
+            kind: FindErrorKind::Revision,
+            message: format!("controllerrevisions.apps \"{name}\" not found"),
+            note: Some(
+                "revisionName names a ControllerRevision that the cluster created; it is not in the repository".to_owned(),
+            ),
+        }),
+    }
+}
+
+/// The spec embedded in a ControllerRevision (api.md §10). v1.7+ only decode v1beta1 payloads.
+fn revision_spec<'a>(
+    repo: &Repo<'a>,
+    revision: &'a Object,
+    role: MatcherRole,
+) -> Result<Found<'a>, FindError> {
+    let data = revision
+        .node
+        .get("data")
+        .map_or(Value::Null, crate::yaml::Node::to_json);
+    let api_version = data.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = data.get("kind").and_then(Value::as_str).unwrap_or("");
+    let (namespaced_kind, _, cluster_kind, _) = kinds(role);
+    let version = api_version
+        .strip_prefix("instancetype.kubevirt.io/")
+        .unwrap_or("");
+    let decodable = if repo.version.at_least(1, 7) {
+        version == "v1beta1"
+    } else {
+        matches!(version, "v1beta1" | "v1alpha1" | "v1alpha2")
+    };
+    if !decodable {
+        return Err(FindError {
+            kind: FindErrorKind::Revision,
+            message: format!(
+                "failed to decode object in ControllerRevision: no kind \"{kind}\" is registered for version \"{api_version}\""
+            ),
+            note: Some(format!(
+                "KubeVirt {} only reads v1beta1 revisions",
+                repo.version
+            )),
+        });
+    }
+    if kind != namespaced_kind && kind != cluster_kind {
+        return Err(FindError {
+            kind: FindErrorKind::Revision,
+            message: format!("unexpected type in ControllerRevision: {kind}"),
+            note: None,
+        });
+    }
+    Ok(Found {
+        spec: data.get("spec").cloned().unwrap_or(Value::Null),
+        origin: Origin::Revision(revision),
+    })
+}
