@@ -1,0 +1,249 @@
+//! The whole pipeline: discover → load → index → analyze every VM → sort.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::analyze::{self, Rendered};
+use crate::diag::{Finding, Related, Severity, sort_findings};
+use crate::error::Error;
+use crate::k8s::{Index, Object};
+use crate::load::{self, LoadOptions};
+use crate::profile::{ClusterProfile, KubeVirtVersion};
+use crate::resolve::Repo;
+use crate::rules;
+use crate::source::{self, Selection};
+use crate::yaml::FieldPath;
+
+/// What to check, and against which cluster.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub selection: Selection,
+    pub default_namespace: String,
+    pub version: KubeVirtVersion,
+    /// Keep source texts for reports that quote them.
+    pub keep_sources: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            selection: Selection::default(),
+            default_namespace: "default".to_owned(),
+            version: KubeVirtVersion::LATEST,
+            keep_sources: false,
+        }
+    }
+}
+
+/// Counts for the report's summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub skipped: usize,
+    pub vms: usize,
+    pub rendered: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub rendered: Vec<Rendered>,
+    pub summary: Summary,
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub profile: Option<ClusterProfile>,
+}
+
+impl Report {
+    /// The highest severity among the findings.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
+
+/// Builds the cluster profile: the target version, configured by a `KubeVirt` object in the
+/// input when there is one.
+fn cluster_profile(objects: &[Object], version: KubeVirtVersion) -> ClusterProfile {
+    let mut profile = ClusterProfile::new(version);
+    for object in objects {
+        if object.group == crate::k8s::KUBEVIRT_GROUP
+            && object.kind == "KubeVirt"
+            && let Some(configuration) =
+                object.node.get("spec").and_then(|s| s.get("configuration"))
+        {
+            profile.configure(&configuration.to_json());
+        }
+    }
+    profile
+}
+
+/// Whether a name is a placeholder for a later substitution (`${CLUSTER_NAME}`, `{{ .name }}`):
+/// such objects are variants of a template, not copies of one object.
+fn is_placeholder(name: &str) -> bool {
+    name.contains(['$', '{', '}'])
+}
+
+fn duplicate_findings(objects: &[Object], index: &Index) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for ids in index.groups() {
+        if is_placeholder(&objects[ids[0]].name) {
+            continue;
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            let object = &objects[id];
+            let Some(&first) = ids[..i]
+                .iter()
+                .find(|&&other| objects[other].unit == object.unit)
+            else {
+                continue;
+            };
+            let first = &objects[first];
+            findings.push(
+                Finding::new(
+                    &rules::DUPLICATE_OBJECT,
+                    object.head_location(),
+                    format!(
+                        "{} {} is defined twice; applied together, the later one silently replaces the earlier",
+                        object.kind,
+                        object.display_name()
+                    ),
+                )
+                .with_object(Some(object.object_ref()))
+                .with_related(Related {
+                    location: first.head_location(),
+                    message: "first defined here".to_owned(),
+                }),
+            );
+        }
+    }
+    findings
+}
+
+/// Findings about objects that wrap or resemble VMs without being rendered.
+fn object_findings(object: &Object) -> Option<Finding> {
+    let finding = |rule, path: &str, message: String| {
+        Some(
+            Finding::new(
+                rule,
+                object.field_location(&FieldPath::parse(path)),
+                message,
+            )
+            .with_object(Some(object.object_ref())),
+        )
+    };
+    match (object.group.as_str(), object.version.as_str(), object.kind.as_str()) {
+        ("template.openshift.io", _, "Template") => {
+            let has_vm = object
+                .node
+                .get("objects")
+                .and_then(|o| o.as_seq())
+                .is_some_and(|items| items.iter().any(|i| i.get("kind").and_then(|k| k.as_str()) == Some("VirtualMachine")));
+            if has_vm {
+                return finding(
+                    &rules::WRAPPED_VM,
+                    "objects",
+                    "this OpenShift Template holds a VirtualMachine with parameters; kvlint does not render templates (process it with `oc process` and check the output)".to_owned(),
+                );
+            }
+            None
+        }
+        ("infrastructure.cluster.x-k8s.io", _, "KubevirtMachineTemplate") => finding(
+            &rules::WRAPPED_VM,
+            "spec",
+            "a Cluster API KubevirtMachineTemplate holds a VM template that the KubeVirt provider completes at run time; kvlint does not render it".to_owned(),
+        ),
+        (crate::k8s::KUBEVIRT_GROUP, "v1alpha3", "VirtualMachine") => finding(
+            &rules::DEPRECATED_VM_API,
+            "apiVersion",
+            "kubevirt.io/v1alpha3 is deprecated; use kubevirt.io/v1".to_owned(),
+        ),
+        (crate::k8s::KUBEVIRT_GROUP, _, "VirtualMachine") if object.node.get("spec").and_then(|s| s.get("flavor")).is_some() => finding(
+            &rules::DEPRECATED_VM_API,
+            "spec.flavor",
+            "spec.flavor was retired before KubeVirt v1.0 and is pruned by the API server; use spec.instancetype".to_owned(),
+        ),
+        _ => None,
+    }
+}
+
+/// Runs the whole check.
+pub fn run(options: &Options) -> Result<Report, Error> {
+    let inputs = source::discover(&options.selection)?;
+    let mut origin_roots = Vec::new();
+    if let Some(name) = &options.selection.stdin_filename {
+        let path = std::path::Path::new(name);
+        origin_roots.push(if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent().unwrap_or(path).to_path_buf()
+        });
+    }
+    origin_roots.push(std::path::PathBuf::new());
+    let load_options = LoadOptions {
+        default_namespace: options.default_namespace.clone(),
+        keep_sources: options.keep_sources,
+        origin_roots,
+        ..LoadOptions::default()
+    };
+    let loaded = load::load(&inputs, &load_options);
+    let profile = cluster_profile(&loaded.objects, options.version);
+    let index = Index::build(&loaded.objects);
+    let catalog: Vec<Object> = Vec::new();
+    let catalog_index = Index::build(&catalog);
+    let repo = Repo {
+        objects: &loaded.objects,
+        index: &index,
+        catalog: &catalog,
+        catalog_index: &catalog_index,
+        version: profile.version,
+    };
+
+    let mut findings = loaded.findings;
+    findings.extend(duplicate_findings(&loaded.objects, &index));
+    findings.extend(loaded.objects.iter().filter_map(object_findings));
+
+    let vms: Vec<&Object> = loaded
+        .objects
+        .iter()
+        .filter(|o| analyze::is_vm(o))
+        .collect();
+    let reports: Vec<analyze::VmReport> = vms
+        .par_iter()
+        .map(|object| analyze::analyze_vm(&repo, object, &profile))
+        .collect();
+    let mut rendered = Vec::new();
+    for report in reports {
+        findings.extend(report.findings);
+        rendered.extend(report.rendered);
+    }
+    rendered.sort_by(|a, b| {
+        (&a.namespace, &a.name, &a.file, a.line).cmp(&(&b.namespace, &b.name, &b.file, b.line))
+    });
+    sort_findings(&mut findings);
+
+    let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
+    let summary = Summary {
+        files: loaded.files,
+        documents: loaded.documents,
+        objects: loaded.objects.len(),
+        skipped: loaded.skipped,
+        vms: vms.len(),
+        rendered: rendered.len(),
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        infos: count(Severity::Info),
+    };
+    Ok(Report {
+        findings,
+        rendered,
+        summary,
+        sources: loaded.sources,
+        profile: Some(profile),
+    })
+}

@@ -1,0 +1,95 @@
+//! Command-line interface definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::output::{CheckFormat, RenderFormat};
+
+const EXIT_CODES: &str = "Exit codes:\n  0  no finding at or above --fail-on\n  1  findings at or above --fail-on (render: a VM could not be rendered)\n  2  usage or I/O error";
+
+#[derive(Debug, Parser)]
+#[command(name = "kvlint", version, about = "Offline linter and renderer for KubeVirt VirtualMachines with instance types and preferences", after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check manifests: what KubeVirt would reject, what will drift, what is runtime-derived.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+    /// Print the effective VMs, as KubeVirt's expand would return them.
+    #[command(after_help = EXIT_CODES)]
+    Render(RenderArgs),
+}
+
+/// When to colour the human report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The lowest severity that makes `check` exit with 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files or directories to read (directories recursively); `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Only read files matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip files matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Namespace of namespaced objects that set none (Kustomize's `namespace:` wins).
+    #[arg(long, default_value = "default")]
+    pub namespace: String,
+    /// Name to report for standard input.
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// The KubeVirt release to judge against (v1.0 … v1.9).
+    #[arg(long, default_value = "v1.9", value_name = "VERSION")]
+    pub kubevirt_version: String,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+    /// Exit with 1 when a finding has this severity or a higher one.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Colour the human report.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RenderFormat::Yaml)]
+    pub format: RenderFormat,
+    /// Only these VMs (NAMESPACE/NAME; repeatable).
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub vm: Vec<String>,
+    /// Write one file per VM into this directory instead of standard output.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}

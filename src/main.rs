@@ -1,0 +1,140 @@
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use kvlint::check::{self, Options, Report};
+use kvlint::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn, InputArgs, RenderArgs};
+use kvlint::diag::Severity;
+use kvlint::error::Error;
+use kvlint::output::{self, CheckFormat, RenderFormat};
+use kvlint::source::Selection;
+
+fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
+    Ok(Options {
+        selection: Selection {
+            paths: input.paths.clone(),
+            include: input.include.clone(),
+            exclude: input.exclude.clone(),
+            stdin_filename: input.stdin_filename.clone(),
+        },
+        default_namespace: input.namespace.clone(),
+        version: input.kubevirt_version.parse().map_err(Error::Usage)?,
+        keep_sources,
+    })
+}
+
+fn fails(report: &Report, fail_on: FailOn) -> bool {
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+        FailOn::None => return false,
+    };
+    report.worst().is_some_and(|worst| worst >= threshold)
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
+}
+
+fn write_stdout(text: &str) -> Result<(), Error> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // A closed pipe (`kvlint check | head`) is not an error of ours.
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|err| Error::Io(format!("cannot write the report: {err}"))),
+    }
+}
+
+fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
+    let report = check::run(&options(&args.input, args.format == CheckFormat::Human)?)?;
+    let text = match args.format {
+        CheckFormat::Human => {
+            let color = match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
+            };
+            output::human::report(&report, color, terminal_width())
+        }
+        CheckFormat::Concise => output::human::concise(&report),
+        CheckFormat::Json => output::json::report(&report),
+    };
+    write_stdout(&text)?;
+    Ok(if fails(&report, args.fail_on) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
+    let report = check::run(&options(&args.input, true)?)?;
+    let selected = |namespace: &str, name: &str| {
+        args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
+    };
+    let rendered: Vec<_> = report
+        .rendered
+        .iter()
+        .filter(|r| selected(&r.namespace, &r.name))
+        .collect();
+    let text = kvlint::render_output(&rendered, args.format);
+    if let Some(dir) = &args.out_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| Error::Io(format!("{}: {err}", dir.display())))?;
+        for vm in &rendered {
+            let (extension, body) = match args.format {
+                RenderFormat::Yaml => (
+                    "yaml",
+                    kvlint::render_output(std::slice::from_ref(vm), RenderFormat::Yaml),
+                ),
+                RenderFormat::Json => (
+                    "json",
+                    format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&vm.value).unwrap_or_default()
+                    ),
+                ),
+            };
+            let path = dir.join(format!("{}_{}.{extension}", vm.namespace, vm.name));
+            std::fs::write(&path, body)
+                .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+        }
+    } else {
+        write_stdout(&text)?;
+    }
+    // VMs that could not be rendered: their error findings go to stderr.
+    let left_out = kvlint::unrendered_findings(&report, &selected);
+    if left_out.findings.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(output::human::report(&left_out, color, terminal_width()).as_bytes());
+    Ok(ExitCode::from(1))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Check(args) => run_check(args),
+        Command::Render(args) => run_render(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "kvlint: error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! A small YAML emitter for rendered objects: block style, kubectl's layout (sequences not
+//! indented under their key), and strings quoted whenever YAML 1.1 or 1.2 could read them as
+//! anything but a string.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::yaml::is_plain_safe;
+
+/// Emits `value` as a YAML document body (no `---`).
+pub fn to_yaml(value: &Value) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Object(map) if !map.is_empty() => write_map(&mut out, map, 0),
+        Value::Array(items) if !items.is_empty() => write_seq(&mut out, items, 0),
+        scalar => {
+            out.push_str(&scalar_text(scalar, 0));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push(' ');
+    }
+}
+
+fn key_text(key: &str) -> String {
+    if is_plain_safe(key) {
+        key.to_owned()
+    } else {
+        quoted(key)
+    }
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()))
+}
+
+fn is_block_literal_safe(text: &str) -> bool {
+    text.contains('\n')
+        && !text.starts_with([' ', '\t'])
+        && !text.contains('\r')
+        && text
+            .chars()
+            .all(|c| c == '\n' || c == '\t' || !c.is_control())
+        && text.lines().all(|line| !line.ends_with([' ', '\t']))
+}
+
+fn scalar_text(value: &Value, level: usize) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if is_block_literal_safe(s) => {
+            let chomp = if s.ends_with("\n\n") {
+                "+"
+            } else if s.ends_with('\n') {
+                ""
+            } else {
+                "-"
+            };
+            let mut text = format!("|{chomp}");
+            for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
+                text.push('\n');
+                if !line.is_empty() {
+                    text.push_str(&" ".repeat(level + 2));
+                    text.push_str(line);
+                }
+            }
+            text
+        }
+        Value::String(s) if is_plain_safe(s) => s.clone(),
+        Value::String(s) => quoted(s),
+        Value::Array(_) => "[]".to_owned(),
+        Value::Object(_) => "{}".to_owned(),
+    }
+}
+
+fn write_map(out: &mut String, map: &serde_json::Map<String, Value>, level: usize) {
+    for (key, value) in map {
+        indent(out, level);
+        out.push_str(&key_text(key));
+        out.push(':');
+        write_value_after_key(out, value, level);
+    }
+}
+
+fn write_value_after_key(out: &mut String, value: &Value, level: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('\n');
+            write_map(out, map, level + 2);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('\n');
+            write_seq(out, items, level);
+        }
+        scalar => {
+            let _ = writeln!(out, " {}", scalar_text(scalar, level));
+        }
+    }
+}
+
+fn write_seq(out: &mut String, items: &[Value], level: usize) {
+    for item in items {
+        indent(out, level);
+        out.push('-');
+        match item {
+            Value::Object(map) if !map.is_empty() => {
+                // The first entry shares the dash's line.
+                let mut first = true;
+                for (key, value) in map {
+                    if first {
+                        out.push(' ');
+                        first = false;
+                    } else {
+                        indent(out, level + 2);
+                    }
+                    out.push_str(&key_text(key));
+                    out.push(':');
+                    write_value_after_key(out, value, level + 2);
+                }
+            }
+            Value::Array(inner) if !inner.is_empty() => {
+                out.push('\n');
+                write_seq(out, inner, level + 2);
+            }
+            scalar => {
+                let _ = writeln!(out, " {}", scalar_text(scalar, level));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Limits, parse_stream};
+    use serde_json::json;
+
+    fn round_trip(value: &Value) -> Value {
+        let text = to_yaml(value);
+        let doc = parse_stream(&text, Limits::default())
+            .remove(0)
+            .expect(&text);
+        doc.root.to_json()
+    }
+
+    #[test]
+    fn emits_kubectl_layout() {
+        let value = json!({"a": {"b": [{"c": 1, "d": "x"}, "y"], "e": {}}, "f": []});
+        assert_eq!(
+            to_yaml(&value),
+            "a:\n  b:\n  - c: 1\n    d: x\n  - \"y\"\n  e: {}\nf: []\n"
+        );
+    }
+
+    #[test]
+    fn quotes_what_yaml_would_misread() {
+        let value = json!({"a": "yes", "b": "0777", "c": "1.5", "d": "2Gi", "e": "", "f": "x: y", "g": "- z", "on": "null", "h": "#c", "i": " lead"});
+        assert_eq!(round_trip(&value), value);
+        let text = to_yaml(&value);
+        assert!(text.contains("a: \"yes\""), "{text}");
+        assert!(text.contains("d: 2Gi"), "{text}");
+        assert!(text.contains("\"on\":"), "{text}");
+    }
+
+    #[test]
+    fn multi_line_strings_round_trip() {
+        for s in [
+            "#cloud-config\nusers: []\n",
+            "a\nb",
+            "a\n\n",
+            "x\n  indented\n",
+        ] {
+            let value = json!({"userData": s, "list": [s]});
+            assert_eq!(round_trip(&value), value, "{s:?}");
+        }
+    }
+}
