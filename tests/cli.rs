@@ -1,0 +1,242 @@
+//! The binary's contract: exit codes, formats, standard input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn kvlint(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kvlint starts");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("kvlint finishes")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+const CONFLICT: &str = "testdata/cases/memory-guest-conflict";
+const CLEAN: &str = "testdata/cases/list-kind";
+
+#[test]
+fn exit_code_is_1_for_errors_and_0_for_a_clean_repository() {
+    assert_eq!(kvlint(&["check", CONFLICT], None).status.code(), Some(1));
+    assert_eq!(kvlint(&["check", CLEAN], None).status.code(), Some(0));
+}
+
+#[test]
+fn fail_on_moves_the_threshold() {
+    let norway = "testdata/cases/yaml11-norway";
+    assert_eq!(kvlint(&["check", norway], None).status.code(), Some(0));
+    assert_eq!(
+        kvlint(&["check", norway, "--fail-on", "warning"], None)
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        kvlint(&["check", CONFLICT, "--fail-on", "none"], None)
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn usage_and_io_errors_exit_with_2() {
+    let missing = kvlint(&["check", "testdata/does-not-exist"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("does-not-exist"));
+    assert_eq!(
+        kvlint(&["check", "--format", "xml", CLEAN], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        kvlint(&["check", "--kubevirt-version", "v9.9", CLEAN], None)
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn json_report_has_the_documented_shape() {
+    let output = kvlint(&["check", "--format", "json", CONFLICT], None);
+    let report = json(&output);
+    assert_eq!(report["version"], 1);
+    let diagnostic = &report["diagnostics"][0];
+    for key in [
+        "code",
+        "name",
+        "category",
+        "severity",
+        "message",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "object",
+        "path",
+        "kubevirt_field",
+        "help",
+        "related",
+    ] {
+        assert!(diagnostic.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(diagnostic["category"], "reject");
+    assert_eq!(
+        diagnostic["kubevirt_field"],
+        "spec.template.spec.domain.memory.guest"
+    );
+    assert_eq!(diagnostic["object"]["kind"], "VirtualMachine");
+    for key in [
+        "files",
+        "documents",
+        "objects",
+        "skipped",
+        "vms",
+        "rendered",
+        "errors",
+        "warnings",
+        "infos",
+    ] {
+        assert!(
+            report["summary"].get(key).is_some(),
+            "missing summary.{key}"
+        );
+    }
+}
+
+#[test]
+fn stdin_is_read_and_named() {
+    let manifest = std::fs::read_to_string(format!("{CONFLICT}/vm-cirros-csmall.yaml")).unwrap();
+    let output = kvlint(
+        &[
+            "check",
+            "-",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "rendered.yaml",
+        ],
+        Some(&manifest),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    assert_eq!(report["diagnostics"][0]["file"], "rendered.yaml");
+    let unnamed = json(&kvlint(
+        &["check", "-", "--format", "json"],
+        Some(&manifest),
+    ));
+    assert_eq!(unnamed["diagnostics"][0]["file"], "<stdin>");
+}
+
+#[test]
+fn render_prints_json_sorted_and_fails_for_vms_it_cannot_render() {
+    let output = kvlint(
+        &[
+            "render",
+            "--format",
+            "json",
+            "testdata/cases/infer-from-volume",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "no-label cannot be rendered");
+    let rendered = json(&output);
+    let names: Vec<&str> = rendered
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|vm| vm["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["infers", "name-and-infer", "no-label-ignored"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no-label") || stderr.contains("default-instancetype"),
+        "{stderr}"
+    );
+
+    let clean = kvlint(&["render", CLEAN], None);
+    assert_eq!(clean.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&clean.stdout);
+    assert!(
+        text.starts_with("---\n# Source: testdata/cases/list-kind/list.json:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn render_selects_vms_and_writes_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let output = kvlint(
+        &[
+            "render",
+            "testdata/cases/infer-from-volume",
+            "--vm",
+            "default/infers",
+            "--out-dir",
+            &out,
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let written = std::fs::read_to_string(dir.path().join("default_infers.yaml")).unwrap();
+    assert!(written.contains("name: infers"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let output = kvlint(&["check", "--help"], None);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Exit codes"));
+}
+
+#[test]
+fn kustomize_build_output_points_at_the_original_files() {
+    let built = std::fs::read_to_string("testdata/kustomize-origin/built.yaml").unwrap();
+    let output = kvlint(
+        &[
+            "check",
+            "-",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "testdata/kustomize-origin/overlay",
+        ],
+        Some(&built),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let conflict = &report["diagnostics"][0];
+    assert_eq!(
+        conflict["kubevirt_field"],
+        "spec.template.spec.domain.cpu.cores"
+    );
+    assert_eq!(conflict["file"], "testdata/kustomize-origin/base/vm.yaml");
+    assert_eq!(
+        (conflict["line"].as_u64(), conflict["column"].as_u64()),
+        (Some(23), Some(11))
+    );
+    assert_eq!(conflict["object"]["namespace"], "prod");
+    assert_eq!(
+        conflict["related"][0]["file"],
+        "testdata/kustomize-origin/base/vm.yaml"
+    );
+}
