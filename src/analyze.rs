@@ -535,8 +535,18 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
             Some(value)
         }
         Err(ExpandError::Conflicts(conflicts)) => {
-            for conflict in &conflicts {
-                let finding = analysis.conflict_finding(conflict, instancetype.found());
+            // Conflicts admission also sees are already reported as rejections; expand also
+            // sees what the mutating webhook's re-serialisation hides (an empty nodeSelector).
+            let rejected = analysis
+                .findings
+                .iter()
+                .any(|f| f.rule.code == rules::INSTANCETYPE_CONFLICT.code);
+            if !rejected {
+                let finding = analysis
+                    .view
+                    .finding(&rules::EXPAND_FAILED, &vm_path_of(&conflicts[0].path), render::conflicts_message(&conflicts))
+                    .with_kubevirt_field(conflicts.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", "))
+                    .with_help("KubeVirt admits this VM, but its expand (virtctl expand, referencePolicy: expand) fails on the fields as written");
                 analysis.push(finding);
             }
             None

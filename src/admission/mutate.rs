@@ -186,6 +186,8 @@ pub fn mutate(
     if create {
         apply_pci_topology(&mut out, profile);
     }
+    // The webhook's patch replaces spec and metadata with Go's serialisation of the result.
+    crate::render::shape::normalize_vm(&mut out, &crate::quantity::canonical_json);
     Mutation {
         vm: out,
         refusal: None,

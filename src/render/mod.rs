@@ -137,3 +137,52 @@ pub fn expand(
     }
     Ok(expanded)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// apply.md §3.11: the expand error lists the conflicts in KubeVirt's collection order.
+    #[test]
+    fn conflict_error_lists_paths_in_collection_order() {
+        let instancetype: InstancetypeSpec = crate::model::decode(&json!({
+            "nodeSelector": {"a": "b"}, "schedulerName": "other",
+            "cpu": {"guest": 2, "model": "Haswell", "dedicatedCPUPlacement": true},
+            "memory": {"guest": "2Gi", "hugepages": {"pageSize": "1Gi"}},
+            "ioThreadsPolicy": "auto", "gpus": [{"name": "g2"}], "hostDevices": [{"name": "h2"}],
+            "annotations": {"a": "1", "b": "3", "c": "4"}
+        }))
+        .unwrap();
+        let vm = json!({"spec": {"template": {
+            "metadata": {"annotations": {"a": "1", "b": "2"}},
+            "spec": {
+                "nodeSelector": {"x": "y1"}, "schedulerName": "foo",
+                "domain": {
+                    "cpu": {"sockets": 2, "cores": 1, "model": "host-passthrough"},
+                    "memory": {"guest": "1Gi", "hugepages": {"pageSize": "2Mi"}},
+                    "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}},
+                    "ioThreadsPolicy": "shared",
+                    "devices": {"gpus": [{"name": "g1"}], "hostDevices": [{"name": "h1"}]}
+                }
+            }
+        }}});
+        let specs = Specs {
+            instancetype: Some(&instancetype),
+            preference: None,
+        };
+        let error = expand(&vm, specs, true, &ClusterProfile::default()).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "VM field(s) spec.template.spec.nodeSelector, spec.template.spec.schedulerName, spec.template.spec.domain.resources.requests.cpu, spec.template.spec.domain.resources.limits.cpu, spec.template.spec.domain.cpu.sockets, spec.template.spec.domain.cpu.cores, spec.template.spec.domain.cpu.model, spec.template.spec.domain.memory.guest, spec.template.spec.domain.ioThreadsPolicy, spec.template.spec.domain.devices.gpus, spec.template.spec.domain.devices.hostDevices, annotations.b conflicts with selected instance type"
+        );
+    }
+
+    #[test]
+    fn a_vm_without_matchers_comes_back_unchanged() {
+        let vm = json!({"spec": {"template": {"spec": {"domain": {"devices": {}}}}}});
+        let out = expand(&vm, Specs::default(), false, &ClusterProfile::default()).unwrap();
+        assert_eq!(out, vm);
+    }
+}
