@@ -5,6 +5,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::analyze::{self, Rendered};
+use crate::catalog_source::{self, CatalogChoice};
 use crate::diag::{Finding, Related, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::{Index, Object};
@@ -23,6 +24,7 @@ pub struct Options {
     pub version: KubeVirtVersion,
     /// Keep source texts for reports that quote them.
     pub keep_sources: bool,
+    pub catalog: CatalogChoice,
 }
 
 impl Default for Options {
@@ -32,6 +34,7 @@ impl Default for Options {
             default_namespace: "default".to_owned(),
             version: KubeVirtVersion::LATEST,
             keep_sources: false,
+            catalog: CatalogChoice::Auto,
         }
     }
 }
@@ -194,19 +197,34 @@ pub fn run(options: &Options) -> Result<Report, Error> {
     let loaded = load::load(&inputs, &load_options);
     let profile = cluster_profile(&loaded.objects, options.version);
     let index = Index::build(&loaded.objects);
-    let catalog: Vec<Object> = Vec::new();
-    let catalog_index = Index::build(&catalog);
+    let catalog = catalog_source::load_catalog(&options.catalog, &profile)?;
     let repo = Repo {
         objects: &loaded.objects,
         index: &index,
         catalog: &catalog,
-        catalog_index: &catalog_index,
         version: profile.version,
     };
 
     let mut findings = loaded.findings;
+    findings.extend(catalog_source::overwritten_by_operator(
+        &loaded.objects,
+        &catalog,
+        &profile,
+    ));
     findings.extend(duplicate_findings(&loaded.objects, &index));
     findings.extend(loaded.objects.iter().filter_map(object_findings));
+    findings.extend(
+        loaded
+            .objects
+            .iter()
+            .flat_map(crate::runtime::object_findings),
+    );
+    findings.extend(
+        loaded
+            .objects
+            .iter()
+            .flat_map(|object| crate::admission::objects::check_object(object, profile.version)),
+    );
 
     let vms: Vec<&Object> = loaded
         .objects
@@ -239,11 +257,15 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         warnings: count(Severity::Warning),
         infos: count(Severity::Info),
     };
+    let mut sources = loaded.sources;
+    if options.keep_sources {
+        sources.extend(catalog.sources.iter().cloned());
+    }
     Ok(Report {
         findings,
         rendered,
         summary,
-        sources: loaded.sources,
+        sources,
         profile: Some(profile),
     })
 }

@@ -23,6 +23,33 @@ pub enum Command {
     /// Print the effective VMs, as KubeVirt's expand would return them.
     #[command(after_help = EXIT_CODES)]
     Render(RenderArgs),
+    /// List every rule: code, name, category, default severity, summary.
+    Rules(RulesArgs),
+    /// Explain one rule (by code or name).
+    Explain(ExplainArgs),
+}
+
+/// `--format` of `rules` and `explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DocFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rule code (`KV1001`) or name (`instancetype-conflict`).
+    pub rule: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
 }
 
 /// When to colour the human report.
@@ -62,6 +89,10 @@ pub struct InputArgs {
     /// The KubeVirt release to judge against (v1.0 … v1.9).
     #[arg(long, default_value = "v1.9", value_name = "VERSION")]
     pub kubevirt_version: String,
+    /// Cluster catalog for names the repository does not define: `auto` (the common-instancetypes
+    /// bundle the KubeVirt release deploys), `none`, or a bundle file or directory.
+    #[arg(long, default_value = "auto", value_name = "auto|none|PATH")]
+    pub catalog: String,
 }
 
 #[derive(Debug, Args)]

@@ -8,9 +8,13 @@
 
 pub mod admission;
 pub mod analyze;
+pub mod catalog;
+pub mod catalog_source;
 pub mod check;
 pub mod cli;
 pub mod diag;
+pub mod docs;
+pub mod drift;
 pub mod error;
 pub mod k8s;
 pub mod load;
@@ -21,6 +25,7 @@ pub mod quantity;
 pub mod render;
 pub mod resolve;
 pub mod rules;
+pub mod runtime;
 pub mod source;
 pub mod yaml;
 
@@ -45,6 +50,9 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
             for vm in rendered {
                 text.push_str("---\n");
                 let _ = writeln!(text, "# Source: {}:{}", vm.file, vm.line);
+                for origin in &vm.origins {
+                    let _ = writeln!(text, "# {origin}");
+                }
                 text.push_str(&output::yaml::to_yaml(&vm.value));
             }
             text

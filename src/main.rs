@@ -4,7 +4,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use kvlint::check::{self, Options, Report};
-use kvlint::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn, InputArgs, RenderArgs};
+use kvlint::cli::{
+    CheckArgs, Cli, ColorChoice, Command, DocFormat, ExplainArgs, FailOn, InputArgs, RenderArgs,
+};
 use kvlint::diag::Severity;
 use kvlint::error::Error;
 use kvlint::output::{self, CheckFormat, RenderFormat};
@@ -21,6 +23,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         default_namespace: input.namespace.clone(),
         version: input.kubevirt_version.parse().map_err(Error::Usage)?,
         keep_sources,
+        catalog: input.catalog.parse().map_err(Error::Usage)?,
     })
 }
 
@@ -123,11 +126,31 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(1))
 }
 
+fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {
+    let rule = kvlint::rules::find(&args.rule).ok_or_else(|| {
+        Error::Usage(format!(
+            "no rule is called `{}` (see `kvlint rules`)",
+            args.rule
+        ))
+    })?;
+    write_stdout(&match args.format {
+        DocFormat::Text => kvlint::docs::explain_text(rule),
+        DocFormat::Json => kvlint::docs::explain_json(rule),
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Check(args) => run_check(args),
         Command::Render(args) => run_render(args),
+        Command::Rules(args) => write_stdout(&match args.format {
+            DocFormat::Text => kvlint::docs::rules_text(),
+            DocFormat::Json => kvlint::docs::rules_json(),
+        })
+        .map(|()| ExitCode::SUCCESS),
+        Command::Explain(args) => run_explain(args),
     };
     match result {
         Ok(code) => code,

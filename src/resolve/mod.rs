@@ -7,23 +7,23 @@ pub use infer::{InferError, Inferred, infer};
 
 use serde_json::Value;
 
+use crate::catalog_source::Catalog;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
 use crate::profile::KubeVirtVersion;
 
-/// The objects kvlint can see: the repository, then the built-in catalog.
+/// The objects kvlint can see: the repository, then the cluster catalog.
 #[derive(Clone, Copy)]
 pub struct Repo<'a> {
     pub objects: &'a [Object],
     pub index: &'a Index,
-    pub catalog: &'a [Object],
-    pub catalog_index: &'a Index,
+    pub catalog: &'a Catalog,
     pub version: KubeVirtVersion,
 }
 
 impl<'a> Repo<'a> {
     /// An object by identity: the repository's copy (the one applied with `unit` first), else
-    /// the built-in catalog's.
+    /// the catalog's. Repository objects always win.
     pub fn find(
         &self,
         unit: &str,
@@ -35,10 +35,38 @@ impl<'a> Repo<'a> {
         self.index
             .find(self.objects, unit, group, kind, namespace, name)
             .or_else(|| {
-                self.catalog_index
-                    .find(self.catalog, unit, group, kind, namespace, name)
+                self.catalog
+                    .index
+                    .find(&self.catalog.objects, unit, group, kind, namespace, name)
             })
     }
+
+    /// Whether an object came from the catalog rather than the repository.
+    pub fn is_catalog(&self, object: &Object) -> bool {
+        self.catalog
+            .sources
+            .iter()
+            .any(|(file, _)| *file == object.file)
+    }
+}
+
+/// Why a catalog name is missing in the target release, when the built-in catalog knows it.
+fn missing_catalog_name_note(repo: &Repo<'_>, name: &str) -> Option<String> {
+    if !repo.catalog.deployed_by_operator {
+        return None;
+    }
+    let latest = KubeVirtVersion::LATEST;
+    let (instancetypes, preferences) = crate::catalog::names_in_release(latest.major, latest.minor);
+    if !instancetypes.contains(&name) && !preferences.contains(&name) {
+        return None;
+    }
+    let bundled =
+        crate::catalog::bundled_version(repo.version.major, repo.version.minor).unwrap_or("none");
+    Some(format!(
+        "{name} is in common-instancetypes {}, but KubeVirt {} deploys {bundled}, which does not have it",
+        crate::catalog_source::BUILTIN_VERSION,
+        repo.version
+    ))
 }
 
 /// Where a resolved spec came from.
@@ -178,7 +206,11 @@ pub fn find<'a>(
     };
     let Some(object) = repo.find(&vm.unit, INSTANCETYPE_GROUP, kind, namespace, &matcher.name)
     else {
-        return Err(not_found(None));
+        let note = namespace
+            .is_none()
+            .then(|| missing_catalog_name_note(repo, &matcher.name))
+            .flatten();
+        return Err(not_found(note));
     };
     if !is_served(&object.version, repo.version) {
         return Err(FindError {

@@ -1,0 +1,180 @@
+//! Where cluster-scoped references resolve when the repository does not define them: the
+//! common-instancetypes catalog virt-operator deploys (built in), a user-supplied bundle, or
+//! nothing.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::diag::{Finding, Related};
+use crate::error::Error;
+use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
+use crate::load::{self, LoadOptions};
+use crate::profile::ClusterProfile;
+use crate::rules;
+use crate::source::{self, Selection};
+
+/// `--catalog auto|none|PATH`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CatalogChoice {
+    /// The catalog the target KubeVirt release deploys (unless the cluster disables it).
+    #[default]
+    Auto,
+    None,
+    /// A bundle file or directory, e.g. a newer common-instancetypes release.
+    Path(PathBuf),
+}
+
+impl FromStr for CatalogChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "auto" => Self::Auto,
+            "none" => Self::None,
+            "" => return Err("--catalog needs auto, none or a path".to_owned()),
+            path => Self::Path(PathBuf::from(path)),
+        })
+    }
+}
+
+/// The cluster catalog kvlint resolves against.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub objects: Vec<Object>,
+    pub index: Index,
+    /// Source texts of the catalog objects, for snippets.
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    /// How findings name it: "built-in catalog v1.7.0", or the bundle's path.
+    pub label: Option<String>,
+    /// Whether this is the catalog virt-operator deploys (the built-in one).
+    pub deployed_by_operator: bool,
+    /// The bundle the target release deploys, when v1.7.0's content stands in for it.
+    pub approximated_from: Option<&'static str>,
+}
+
+/// The version of common-instancetypes the built-in content is.
+pub const BUILTIN_VERSION: &str = "v1.7.0";
+
+/// The name the built-in catalog's objects are reported under.
+pub fn builtin_file() -> String {
+    format!("<built-in catalog {BUILTIN_VERSION}>")
+}
+
+fn builtin(profile: &ClusterProfile) -> Catalog {
+    let version = profile.version;
+    let Some(bundled) = crate::catalog::bundled_version(version.major, version.minor) else {
+        return Catalog::default();
+    };
+    let (instancetypes, preferences) =
+        crate::catalog::names_in_release(version.major, version.minor);
+    let in_release = |object: &serde_json::Value| {
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        instancetypes.contains(&name) || preferences.contains(&name)
+    };
+    let mut text = String::new();
+    for object in crate::catalog::objects_v1_7_0()
+        .iter()
+        .filter(|o| in_release(o))
+    {
+        text.push_str("---\n");
+        text.push_str(&crate::output::yaml::to_yaml(object));
+    }
+    let file: Arc<str> = Arc::from(builtin_file());
+    let docs = crate::yaml::parse_stream(&text, crate::yaml::Limits::default());
+    let mut loaded = load::Loaded::default();
+    load::load_documents(&file, &text, docs, &LoadOptions::default(), &mut loaded);
+    let index = Index::build(&loaded.objects);
+    Catalog {
+        objects: loaded.objects,
+        index,
+        sources: vec![(file, Arc::from(text))],
+        label: Some(format!("built-in catalog {BUILTIN_VERSION}")),
+        deployed_by_operator: true,
+        approximated_from: (bundled != BUILTIN_VERSION).then_some(bundled),
+    }
+}
+
+fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
+    let inputs = source::discover(&Selection {
+        paths: vec![path.to_path_buf()],
+        ..Selection::default()
+    })?;
+    let loaded = load::load(
+        &inputs,
+        &LoadOptions {
+            keep_sources: true,
+            ..LoadOptions::default()
+        },
+    );
+    let objects: Vec<Object> = loaded
+        .objects
+        .into_iter()
+        .filter(|o| o.group == INSTANCETYPE_GROUP && o.namespace.is_none())
+        .collect();
+    let index = Index::build(&objects);
+    Ok(Catalog {
+        objects,
+        index,
+        sources: loaded.sources,
+        label: Some(format!("catalog {}", path.display())),
+        deployed_by_operator: false,
+        approximated_from: None,
+    })
+}
+
+/// The catalog for `choice` and the cluster `profile`.
+pub fn load_catalog(choice: &CatalogChoice, profile: &ClusterProfile) -> Result<Catalog, Error> {
+    match choice {
+        CatalogChoice::None => Ok(Catalog::default()),
+        CatalogChoice::Path(path) => from_path(path),
+        CatalogChoice::Auto if !profile.deploy_catalog || !deployed_by_default(profile) => {
+            Ok(Catalog::default())
+        }
+        CatalogChoice::Auto => Ok(builtin(profile)),
+    }
+}
+
+/// v1.1–v1.3 deploy the catalog only behind a feature gate; v1.4+ by default.
+fn deployed_by_default(profile: &ClusterProfile) -> bool {
+    profile.version.at_least(1, 4) || profile.has_feature_gate("CommonInstancetypesDeploymentGate")
+}
+
+/// Cluster objects in the repository that share a name with a catalog object virt-operator
+/// deploys: it overwrites them (drift.md D-13).
+pub fn overwritten_by_operator(
+    objects: &[Object],
+    catalog: &Catalog,
+    profile: &ClusterProfile,
+) -> Vec<Finding> {
+    if !catalog.deployed_by_operator {
+        return Vec::new();
+    }
+    objects
+        .iter()
+        .filter(|o| o.group == INSTANCETYPE_GROUP && o.namespace.is_none())
+        .filter_map(|object| {
+            let deployed = catalog.index.find(&catalog.objects, "", &object.group, &object.kind, None, &object.name)?;
+            Some(
+                Finding::new(
+                    &rules::CATALOG_NAME_OVERWRITTEN,
+                    object.field_location(&crate::yaml::FieldPath::parse("metadata.name")),
+                    format!(
+                        "{} {} has the name of a common-instancetypes object that virt-operator (KubeVirt {}) deploys and keeps overwriting: this definition will not stay in the cluster",
+                        object.kind, object.name, profile.version
+                    ),
+                )
+                .with_object(Some(object.object_ref()))
+                .with_path("metadata.name")
+                .with_help("rename the object (and the VMs that reference it), or disable the catalog with spec.configuration.commonInstancetypesDeployment.enabled: false in the KubeVirt CR")
+                .with_related(Related {
+                    location: deployed.head_location(),
+                    message: "the catalog's object".to_owned(),
+                }),
+            )
+        })
+        .collect()
+}
