@@ -251,6 +251,25 @@ fn skip_reason(
     None
 }
 
+/// Turns the parsed documents of one source text into objects and findings, outside any
+/// Kustomize tree (used for catalog bundles).
+pub fn load_documents(
+    display: &Arc<str>,
+    text: &str,
+    docs: Vec<Result<Document, yaml::DocumentError>>,
+    options: &LoadOptions,
+    loaded: &mut Loaded,
+) {
+    load_file(
+        display,
+        Some(text),
+        docs,
+        &Kustomizations::default(),
+        options,
+        loaded,
+    );
+}
+
 fn load_file(
     display: &Arc<str>,
     text: Option<&str>,
@@ -259,7 +278,12 @@ fn load_file(
     options: &LoadOptions,
     loaded: &mut Loaded,
 ) {
-    if let Some(reason) = skip_reason(display, text, &docs) {
+    let patch_reason = kustomizations
+        .patched_by(display)
+        .map(|kustomization| format!("a Kustomize patch of {kustomization}, merged into its resources (check `kustomize build` output to see the result)"));
+    if let Some(reason) =
+        patch_reason.or_else(|| skip_reason(display, text, &docs).map(str::to_owned))
+    {
         loaded.skipped += 1;
         loaded.findings.push(Finding::new(
             &rules::SKIPPED_FILE,

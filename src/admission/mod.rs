@@ -3,6 +3,7 @@
 //! validation on the expanded copy (`vmspec`).
 
 pub mod mutate;
+pub mod objects;
 pub mod validate;
 pub mod vmspec;
 

@@ -12,6 +12,8 @@ pub struct Kustomizations {
     namespace_of_file: HashMap<PathBuf, String>,
     /// Directories that hold a kustomization file.
     directories: HashSet<PathBuf>,
+    /// Patch files (merged into other resources, never applied alone) → their kustomization.
+    patches: HashMap<PathBuf, String>,
 }
 
 pub fn is_kustomization_file(path: &str) -> bool {
@@ -48,6 +50,26 @@ impl Kustomizations {
     pub fn add(&mut self, file: &str, root: &Node) {
         let dir = directory_of(file);
         self.directories.insert(dir.clone());
+        let mut patch = |path: &str| {
+            self.patches
+                .insert(normalise(&dir.join(path)), file.to_owned());
+        };
+        for item in root
+            .get("patchesStrategicMerge")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+        {
+            if let Some(path) = item.as_str() {
+                patch(path);
+            }
+        }
+        for key in ["patches", "patchesJson6902"] {
+            for item in root.get(key).and_then(Node::as_seq).unwrap_or(&[]) {
+                if let Some(path) = item.get("path").and_then(Node::as_str) {
+                    patch(path);
+                }
+            }
+        }
         let Some(namespace) = root.get("namespace").and_then(Node::as_str) else {
             return;
         };
@@ -59,6 +81,13 @@ impl Kustomizations {
                 }
             }
         }
+    }
+
+    /// The kustomization that uses `file` as a patch, if one does.
+    pub fn patched_by(&self, file: &str) -> Option<&str> {
+        self.patches
+            .get(&normalise(Path::new(file)))
+            .map(String::as_str)
     }
 
     /// The namespace Kustomize sets for objects of `file`, if a kustomization lists it.
@@ -93,7 +122,7 @@ mod tests {
     #[test]
     fn namespace_applies_to_listed_files() {
         let doc = parse_stream(
-            "namespace: team-a\nresources:\n- vm.yaml\n- ./sub/x.yaml\n",
+            "namespace: team-a\nresources:\n- vm.yaml\n- ./sub/x.yaml\npatches:\n- path: patch.yaml\n",
             Limits::default(),
         )
         .remove(0)
@@ -104,6 +133,11 @@ mod tests {
         assert_eq!(k.namespace_for("apps/dev/sub/x.yaml"), Some("team-a"));
         assert_eq!(k.namespace_for("apps/dev/other.yaml"), None);
         assert_eq!(k.unit_of("apps/dev/sub/x.yaml"), "apps/dev");
+        assert_eq!(
+            k.patched_by("apps/dev/patch.yaml"),
+            Some("apps/dev/kustomization.yaml")
+        );
+        assert_eq!(k.patched_by("apps/dev/vm.yaml"), None);
         assert_eq!(k.unit_of("apps/prod/vm.yaml"), "apps/prod");
     }
 }
