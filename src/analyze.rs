@@ -24,6 +24,9 @@ pub struct Rendered {
     pub file: Arc<str>,
     pub line: u32,
     pub value: Value,
+    /// Where the instance type and preference came from, for humans
+    /// (`instancetype: VirtualMachineClusterInstancetype u1.medium (built-in catalog v1.7.0)`).
+    pub origins: Vec<String>,
 }
 
 /// Everything kvlint concluded about one VM.
@@ -329,9 +332,12 @@ impl Analysis<'_, '_> {
             MatcherRole::Instancetype => &rules::UNRESOLVED_INSTANCETYPE,
             MatcherRole::Preference => &rules::UNRESOLVED_PREFERENCE,
         };
-        let path = FieldPath::parse(&format!("spec.{}", role.field()));
+        let mut path = FieldPath::parse(&format!("spec.{}", role.field()));
         match resolution {
             Resolution::Failed(err) => {
+                if err.kind == resolve::FindErrorKind::Revision {
+                    path = path.key("revisionName");
+                }
                 let mut finding = self
                     .view
                     .finding(unresolved_rule, &path, err.message.clone());
@@ -362,6 +368,59 @@ impl Analysis<'_, '_> {
                 self.push(finding);
             }
             Resolution::Absent | Resolution::Found(_) => {}
+        }
+    }
+}
+
+fn origin_text(repo: &Repo<'_>, role: MatcherRole, found: &Found<'_>) -> String {
+    let object = found.origin.object();
+    let place = if repo.is_catalog(object) {
+        repo.catalog.label.clone().unwrap_or_default()
+    } else {
+        format!("{}:{}", object.file, object.node.span.start.line)
+    };
+    let via = match found.origin {
+        resolve::Origin::Revision(_) => " (ControllerRevision)",
+        resolve::Origin::Object(_) => "",
+    };
+    format!(
+        "{}: {} {}{via} from {place}",
+        role.field(),
+        object.kind,
+        object.name
+    )
+}
+
+impl Analysis<'_, '_> {
+    /// Notes about references resolved from the catalog the cluster deploys.
+    fn catalog_notes(&mut self, repo: &Repo<'_>, role: MatcherRole, found: &Found<'_>) {
+        let object = found.origin.object();
+        if !repo.is_catalog(object) || !repo.catalog.deployed_by_operator {
+            return;
+        }
+        let path = FieldPath::parse(&format!("spec.{}.name", role.field()));
+        let version = self.profile.version;
+        if crate::catalog::deprecated_in_release(version.major, version.minor, &object.name) {
+            let finding = self.view.finding(
+                &rules::CATALOG_DEPRECATED,
+                &path,
+                format!("{} {} is labelled deprecated in the catalog KubeVirt {version} deploys and is removed in a later release", object.kind, object.name),
+            )
+            .with_help("switch to a current catalog entry (for example the u1 or o1 series, or the OS's current preference)");
+            self.push(finding);
+        }
+        if let Some(bundled) = repo.catalog.approximated_from {
+            let finding = self.view.finding(
+                &rules::CATALOG_CONTENT_APPROXIMATED,
+                &path,
+                format!(
+                    "{} {} is rendered with the content of common-instancetypes {}; KubeVirt {version} deploys {bundled}, whose content may differ",
+                    object.kind,
+                    object.name,
+                    crate::catalog_source::BUILTIN_VERSION
+                ),
+            );
+            self.push(finding);
         }
     }
 }
@@ -486,13 +545,35 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         instancetype: instancetype.spec(),
         preference: preference.spec(),
     };
+    let mut origins = Vec::new();
+    for (role, found) in [
+        (MatcherRole::Instancetype, instancetype.found()),
+        (MatcherRole::Preference, preference.found()),
+    ] {
+        if let Some(found) = found {
+            origins.push(origin_text(repo, role, found));
+            analysis.catalog_notes(repo, role, found);
+        }
+    }
 
+    let runtime = crate::runtime::vm_findings(object, &analysis.view.base, &written);
+    analysis.findings.extend(runtime);
     if mutation.refusal.is_none() {
         let find_errors = FindErrors {
             instancetype: instancetype.error_text(),
             preference: preference.error_text(),
         };
         let rejections = validate::validate(judged, specs, &find_errors, profile, true);
+        // Only an admitted VM is stored, so only it can drift.
+        if rejections.is_empty() {
+            for drift in crate::drift::predict(&written, &mutation.vm, profile.version) {
+                let finding = analysis
+                    .view
+                    .finding(drift.rule, &drift.path, drift.message)
+                    .with_help(drift.help);
+                analysis.push(finding);
+            }
+        }
         analysis.report_rejections(rejections, &instancetype, &preference);
     }
     if inference_failed {
@@ -517,7 +598,9 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         Resolution::Failed(_) | Resolution::Invalid { .. }
     );
     if unresolved {
-        if profile.version.at_least(1, 6) || mutation.refusal.is_some() {
+        // A refused VM already has its error; an unresolvable matcher is then a consequence
+        // (e.g. inferFromVolume that the refused request never resolved).
+        if profile.version.at_least(1, 6) && mutation.refusal.is_none() {
             analysis.report_unresolved(MatcherRole::Instancetype, &instancetype);
             analysis.report_unresolved(MatcherRole::Preference, &preference);
         }
@@ -576,6 +659,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
             file: Arc::clone(&object.file),
             line: object.node.span.start.line,
             value: wrap_for_output(object, value),
+            origins,
         }),
         findings: analysis.findings,
     }

@@ -124,32 +124,41 @@ impl Node {
         (node, true)
     }
 
-    /// Like `lookup`, but a mapping entry's span starts at its key, so that the whole
-    /// `key: value` is highlighted.
+    /// Where a finding about `path` points: the whole `key: value` entry when the path exists,
+    /// else the key of its deepest existing ancestor (one line, not the ancestor's whole
+    /// subtree). The flag says whether the path exists.
     pub fn lookup_entry_span(&self, path: &FieldPath) -> (super::Span, bool) {
-        let Some((last, parent_path)) = path.0.split_last() else {
-            return (self.span, true);
-        };
-        let (parent, found) = self.lookup(&FieldPath(parent_path.to_vec()));
-        if !found {
-            return (parent.span, false);
-        }
-        match last {
-            Segment::Key(key) => match parent.entry(key) {
-                Some(entry) => (
-                    super::Span {
+        let mut node = self;
+        let mut anchor = self.span;
+        let mut whole = self.span;
+        for segment in &path.0 {
+            match (segment, &node.value) {
+                (Segment::Key(key), Value::Map(_)) => {
+                    let Some(entry) = node.entry(key) else {
+                        return (anchor, false);
+                    };
+                    anchor = entry.key_span;
+                    whole = super::Span {
                         start: entry.key_span.start,
                         end: entry.value.span.end.max(entry.key_span.end),
-                    },
-                    true,
-                ),
-                None => (parent.span, false),
-            },
-            Segment::Index(i) => match parent.as_seq().and_then(|items| items.get(*i)) {
-                Some(item) => (item.span, true),
-                None => (parent.span, false),
-            },
+                    };
+                    node = &entry.value;
+                }
+                (Segment::Index(i), Value::Seq(items)) => {
+                    let Some(item) = items.get(*i) else {
+                        return (anchor, false);
+                    };
+                    anchor = item
+                        .as_map()
+                        .and_then(|e| e.first())
+                        .map_or(item.span, |e| e.key_span);
+                    whole = item.span;
+                    node = item;
+                }
+                _ => return (anchor, false),
+            }
         }
+        (whole, true)
     }
 }
 

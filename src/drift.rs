@@ -1,0 +1,457 @@
+//! Drift: what the cluster stores differently from what Git says (spec drift.md D-2 … D-10).
+//! The stored VM is the mutating webhook's output (`admission::mutate`); every leaf that differs
+//! from the manifest is reported at that leaf, or at a parent whose leaves all change, with the
+//! YAML to commit instead.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::profile::KubeVirtVersion;
+use crate::rules::{self, Rule};
+use crate::yaml::{FieldPath, Segment};
+
+/// One predicted change, ready to become a finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drift {
+    pub rule: &'static Rule,
+    pub path: FieldPath,
+    /// The value the cluster stores at `path` (None when it removes the field).
+    pub stored: Option<Value>,
+    /// The value written in Git at `path` (None when Git does not have it).
+    pub written: Option<Value>,
+    pub message: String,
+    pub help: String,
+}
+
+/// The compared parts of a VM: metadata name, labels, annotations and spec (as the
+/// conformance suite and GitOps tools compare them; status is not compared).
+fn compared(vm: &Value) -> Value {
+    let mut out = Map::new();
+    let mut metadata = Map::new();
+    if let Some(meta) = vm.get("metadata").and_then(Value::as_object) {
+        for key in ["name", "labels", "annotations"] {
+            if let Some(value) = meta.get(key).filter(|v| !is_empty(v)) {
+                metadata.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+    out.insert("metadata".to_owned(), Value::Object(metadata));
+    out.insert(
+        "spec".to_owned(),
+        vm.get("spec").cloned().unwrap_or(Value::Object(Map::new())),
+    );
+    strip_nulls(&mut Value::Object(out))
+}
+
+fn strip_nulls(value: &mut Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter_mut()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter_mut().map(strip_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Null => true,
+        _ => false,
+    }
+}
+
+/// Every leaf path under `value`; empty maps and lists are not leaves.
+fn leaves(value: &Value, path: &FieldPath, out: &mut BTreeSet<FieldPath>) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, child) in map {
+                leaves(child, &path.key(key), out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for (i, child) in items.iter().enumerate() {
+                leaves(child, &path.index(i), out);
+            }
+        }
+        Value::Object(_) | Value::Array(_) => {}
+        _ => {
+            out.insert(path.clone());
+        }
+    }
+}
+
+fn same_scalar(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// Leaves where `a` and `b` differ (a subtree on one side only counts leaf by leaf).
+fn changed_leaves(before: &Value, after: &Value, path: &FieldPath, out: &mut BTreeSet<FieldPath>) {
+    match (before, after) {
+        (Value::Object(old), Value::Object(new)) => {
+            let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+            for key in keys {
+                let sub = path.key(key);
+                match (old.get(key), new.get(key)) {
+                    (Some(was), Some(is)) => changed_leaves(was, is, &sub, out),
+                    (Some(only), None) | (None, Some(only)) => leaves(only, &sub, out),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(old), Value::Array(new)) if old.len() == new.len() => {
+            for (i, (was, is)) in old.iter().zip(new).enumerate() {
+                changed_leaves(was, is, &path.index(i), out);
+            }
+        }
+        _ if same_scalar(before, after) => {}
+        _ => {
+            leaves(before, path, out);
+            leaves(after, path, out);
+            if !is_empty(before) || !is_empty(after) {
+                out.insert(path.clone());
+            }
+        }
+    }
+}
+
+fn at<'v>(value: &'v Value, path: &FieldPath) -> Option<&'v Value> {
+    path.0
+        .iter()
+        .try_fold(value, |node, segment| match segment {
+            Segment::Key(key) => node.get(key),
+            Segment::Index(i) => node.get(*i),
+        })
+}
+
+fn keys(path: &FieldPath) -> Vec<&str> {
+    path.0
+        .iter()
+        .map(|s| match s {
+            Segment::Key(k) => k.as_str(),
+            Segment::Index(_) => "[]",
+        })
+        .collect()
+}
+
+/// Which drift item a changed leaf belongs to.
+fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
+    let k = keys(path);
+    match k.as_slice() {
+        ["spec", matcher @ ("instancetype" | "preference"), ..] => {
+            let infers = written
+                .pointer(&format!("/spec/{matcher}/inferFromVolume"))
+                .and_then(Value::as_str)
+                .is_some_and(|v| !v.is_empty());
+            if infers {
+                &rules::INFERENCE_REWRITTEN
+            } else if k.last() == Some(&"kind") {
+                &rules::MATCHER_KIND_DEFAULTED
+            } else {
+                &rules::NORMALIZED_BY_KUBEVIRT
+            }
+        }
+        ["spec", "template", "spec", "domain", "memory", ..]
+            if written
+                .pointer("/spec/instancetype/inferFromVolumeFailurePolicy")
+                .and_then(Value::as_str)
+                == Some("Ignore") =>
+        {
+            &rules::INFERENCE_REWRITTEN
+        }
+        ["spec", "template", "spec", "domain", "machine", "type"] => &rules::MACHINE_TYPE_DEFAULTED,
+        ["spec", "template", "spec", "architecture"] => &rules::ARCHITECTURE_DEFAULTED,
+        [
+            "spec",
+            "dataVolumeTemplates",
+            "[]",
+            "spec",
+            "pvc" | "storage",
+            "storageClassName",
+        ] => &rules::STORAGE_CLASS_DEFAULTED,
+        [
+            "spec",
+            "template",
+            "spec",
+            "domain",
+            "firmware",
+            "uuid" | "serial",
+        ] => &rules::FIRMWARE_IDENTITY_GENERATED,
+        [
+            "spec",
+            "template",
+            "metadata",
+            "annotations",
+            "kubevirt.io/pci-topology-version",
+        ] => &rules::PCI_TOPOLOGY_ANNOTATION,
+        _ => &rules::NORMALIZED_BY_KUBEVIRT,
+    }
+}
+
+/// The highest ancestor of `leaf` (below `spec`) whose leaves all changed for the same rule and
+/// that groups more than one change (so `firmware` for uuid and serial, but a lone annotation
+/// stays at its own path).
+fn widest_path(
+    leaf: &FieldPath,
+    rule: &'static Rule,
+    every: &BTreeSet<FieldPath>,
+    changed: &[(FieldPath, &'static Rule)],
+) -> FieldPath {
+    let mut best = leaf.clone();
+    let mut best_count = 1;
+    let mut candidate = leaf.clone();
+    while candidate.0.len() > 2 {
+        candidate.0.pop();
+        let under: Vec<&FieldPath> = every.iter().filter(|p| p.starts_with(&candidate)).collect();
+        let all_changed = under.iter().all(|p| {
+            changed
+                .iter()
+                .any(|(c, r)| c == *p && std::ptr::eq(*r, rule))
+        });
+        if !all_changed {
+            break;
+        }
+        if under.len() > best_count {
+            best = candidate.clone();
+            best_count = under.len();
+        }
+    }
+    best
+}
+
+/// A YAML snippet that sets `path` to `value` (what to commit).
+fn snippet(path: &FieldPath, value: &Value) -> String {
+    let mut nested = value.clone();
+    for segment in path.0.iter().rev() {
+        nested = match segment {
+            Segment::Key(key) => {
+                let mut map = Map::new();
+                map.insert(key.clone(), nested);
+                Value::Object(map)
+            }
+            Segment::Index(i) => {
+                let mut map = Map::new();
+                map.insert(format!("[{i}]"), nested);
+                Value::Object(map)
+            }
+        };
+    }
+    crate::output::yaml::to_yaml(&nested)
+}
+
+fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing".to_owned(),
+        Some(Value::String(s)) => format!("`{s}`"),
+        Some(other) => format!("`{other}`"),
+    }
+}
+
+fn explain(
+    rule: &'static Rule,
+    path: &FieldPath,
+    written: Option<&Value>,
+    stored: Option<&Value>,
+    version: KubeVirtVersion,
+) -> (String, String) {
+    let shown = path.to_string();
+    let commit = stored.map(|v| snippet(path, v));
+    let commit_help = |why: &str| match &commit {
+        Some(yaml) => format!("{why}; commit what the cluster stores:\n{yaml}"),
+        None => format!("{why}; remove `{shown}` from the manifest"),
+    };
+    if rule.code == rules::MATCHER_KIND_DEFAULTED.code {
+        return (
+            format!(
+                "KubeVirt {version} writes {} into `{shown}` when the kind is empty",
+                describe(stored)
+            ),
+            commit_help(
+                "write the lower-case kind KubeVirt defaults to (v1.7+ no longer writes it)",
+            ),
+        );
+    }
+    if rule.code == rules::INFERENCE_REWRITTEN.code {
+        return (
+            format!(
+                "KubeVirt {version} resolves inferFromVolume on create and stores {} at `{shown}` instead of {}: the next sync of this manifest is refused (`Name already set, should be cleared before setting inferFromVolume`)",
+                describe(stored),
+                describe(written)
+            ),
+            commit_help("commit the inferred matcher instead of inferFromVolume"),
+        );
+    }
+    if rule.code == rules::MACHINE_TYPE_DEFAULTED.code {
+        return (
+            format!(
+                "KubeVirt {version} writes machine type {} into `{shown}`",
+                describe(stored)
+            ),
+            commit_help(
+                "pin the machine type (from the preference's preferredMachineType, else the cluster default)",
+            ),
+        );
+    }
+    if rule.code == rules::ARCHITECTURE_DEFAULTED.code {
+        return (
+            format!(
+                "KubeVirt {version} writes architecture {} into `{shown}`",
+                describe(stored)
+            ),
+            commit_help("pin the architecture"),
+        );
+    }
+    if rule.code == rules::STORAGE_CLASS_DEFAULTED.code {
+        return (
+            format!(
+                "KubeVirt {version} writes the preference's storage class {} into `{shown}`",
+                describe(stored)
+            ),
+            commit_help("write the storage class explicitly"),
+        );
+    }
+    if rule.code == rules::FIRMWARE_IDENTITY_GENERATED.code {
+        let what = if keys(path).last() == Some(&"firmware") {
+            format!("`{shown}.uuid` and `{shown}.serial`")
+        } else {
+            format!("`{shown}`")
+        };
+        return (
+            format!(
+                "KubeVirt {version} generates a random {what} when the VM is created; they differ on every cluster and every re-creation"
+            ),
+            format!("generate a UUID once (e.g. `uuidgen`) and commit it at `{shown}`"),
+        );
+    }
+    if rule.code == rules::PCI_TOPOLOGY_ANNOTATION.code {
+        return (
+            format!(
+                "KubeVirt {version} adds `{shown}: {}` on create",
+                stored.and_then(Value::as_str).unwrap_or("v3")
+            ),
+            commit_help("add the annotation to the template"),
+        );
+    }
+    let message = match (written, stored) {
+        (Some(w), Some(s)) => format!(
+            "KubeVirt stores `{shown}` as {} (written as {})",
+            describe(Some(s)),
+            describe(Some(w))
+        ),
+        (Some(w), None) => format!(
+            "KubeVirt drops `{shown}` ({} is empty, the default or not a field of the VM type)",
+            describe(Some(w))
+        ),
+        (None, Some(s)) => format!("KubeVirt adds `{shown}`: {}", describe(Some(s))),
+        (None, None) => format!("KubeVirt rewrites `{shown}`"),
+    };
+    (message, commit_help("write it the way KubeVirt stores it"))
+}
+
+/// Every predicted change between the manifest and what KubeVirt stores.
+pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) -> Vec<Drift> {
+    let before = compared(written_vm);
+    let after = compared(stored_vm);
+    let mut changed_set = BTreeSet::new();
+    changed_leaves(&before, &after, &FieldPath::root(), &mut changed_set);
+    let mut every = BTreeSet::new();
+    leaves(&before, &FieldPath::root(), &mut every);
+    leaves(&after, &FieldPath::root(), &mut every);
+    let changed: Vec<(FieldPath, &'static Rule)> = changed_set
+        .into_iter()
+        .map(|leaf| {
+            let rule = classify(&leaf, written_vm);
+            (leaf, rule)
+        })
+        .collect();
+    let widened: BTreeSet<(FieldPath, &'static str)> = changed
+        .iter()
+        .map(|(leaf, rule)| (widest_path(leaf, rule, &every, &changed), rule.code))
+        .collect();
+    let mut out = Vec::new();
+    for (path, code) in &widened {
+        if widened
+            .iter()
+            .any(|(other, _)| other != path && path.starts_with(other))
+        {
+            continue;
+        }
+        let rule = changed
+            .iter()
+            .find(|(leaf, r)| r.code == *code && leaf.starts_with(path))
+            .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, r)| *r);
+        let path = path.clone();
+        let written = at(&before, &path).cloned();
+        let stored = at(&after, &path).cloned();
+        let (message, help) = explain(rule, &path, written.as_ref(), stored.as_ref(), version);
+        out.push(Drift {
+            rule,
+            path,
+            stored,
+            written,
+            message,
+            help,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reports_each_change_at_the_narrowest_sufficient_path() {
+        let written = json!({"metadata": {"name": "vm"}, "spec": {"template": {"spec": {"domain": {"devices": {}}}}}});
+        let stored = json!({"metadata": {"name": "vm"}, "spec": {"template": {
+            "metadata": {"annotations": {"kubevirt.io/pci-topology-version": "v3"}},
+            "spec": {"architecture": "amd64", "domain": {"devices": {}, "resources": {},
+                "firmware": {"uuid": "u", "serial": "s"}, "machine": {"type": "q35"}}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        let paths: Vec<String> = drift.iter().map(|d| d.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.template.metadata.annotations[kubevirt.io/pci-topology-version]",
+                "spec.template.spec.architecture",
+                "spec.template.spec.domain.firmware",
+                "spec.template.spec.domain.machine.type",
+            ]
+        );
+        assert_eq!(drift[3].rule.code, rules::MACHINE_TYPE_DEFAULTED.code);
+        assert!(drift[3].help.contains("type: q35"), "{}", drift[3].help);
+    }
+
+    #[test]
+    fn does_not_widen_over_unchanged_fields() {
+        let written = json!({"spec": {"template": {"spec": {"domain": {"firmware": {"bootloader": {"efi": {}}}, "devices": {}}}}}});
+        let stored = json!({"spec": {"template": {"spec": {"domain": {"firmware": {"bootloader": {"efi": {}}, "uuid": "u"}, "devices": {}}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        assert_eq!(drift.len(), 1);
+        assert_eq!(
+            drift[0].path.to_string(),
+            "spec.template.spec.domain.firmware.uuid"
+        );
+    }
+
+    #[test]
+    fn non_canonical_quantities_are_normalized() {
+        let written =
+            json!({"spec": {"template": {"spec": {"domain": {"memory": {"guest": "1024Mi"}}}}}});
+        let stored =
+            json!({"spec": {"template": {"spec": {"domain": {"memory": {"guest": "1Gi"}}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        assert_eq!(drift[0].rule.code, rules::NORMALIZED_BY_KUBEVIRT.code);
+        assert!(drift[0].message.contains("`1Gi`"), "{}", drift[0].message);
+    }
+}
