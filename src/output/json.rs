@@ -42,14 +42,6 @@ struct JsonReport<'a> {
     summary: &'a Summary,
 }
 
-/// Where a rule is documented.
-pub fn rule_url(code: &str) -> String {
-    format!(
-        "https://github.com/kvlint/kvlint/blob/main/docs/rules.md#{}",
-        code.to_ascii_lowercase()
-    )
-}
-
 fn diagnostic(finding: &Finding) -> JsonDiagnostic<'_> {
     let span = finding.location.span;
     JsonDiagnostic {
@@ -67,7 +59,7 @@ fn diagnostic(finding: &Finding) -> JsonDiagnostic<'_> {
         path: finding.path.as_deref(),
         kubevirt_field: finding.kubevirt_field.as_deref(),
         help: finding.help.as_deref(),
-        url: rule_url(finding.rule.code),
+        url: crate::docs::rule_url(finding.rule),
         related: finding
             .related
             .iter()

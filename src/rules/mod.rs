@@ -11,6 +11,11 @@ pub struct Rule {
     pub severity: Severity,
     /// One line: what the rule flags.
     pub summary: &'static str,
+    /// The kvlint release that added the rule.
+    pub since: &'static str,
+    /// Markdown with the fixed headings What it flags / Why it matters / Example / Fix /
+    /// References.
+    pub explanation: &'static str,
 }
 
 macro_rules! rules {
@@ -22,6 +27,8 @@ macro_rules! rules {
                 category: Category::$category,
                 severity: Severity::$severity,
                 summary: $summary,
+                since: "0.1.0",
+                explanation: "",
             };
         )*
         /// Every rule, in documentation order.
@@ -50,6 +57,14 @@ rules! {
         "A VirtualMachine inside a template kind that kvlint does not render.";
     DEPRECATED_VM_API = "KV0010", "deprecated-vm-api", Deprecation, Warning,
         "A VirtualMachine uses an API version or field KubeVirt no longer serves.";
+    UNSERVED_API_VERSION = "KV0011", "unserved-api-version", Schema, Error,
+        "The object uses an API version the target KubeVirt release does not serve.";
+    DEPRECATED_API_VERSION = "KV0012", "deprecated-api-version", Deprecation, Warning,
+        "The object uses a deprecated API version.";
+    DEPRECATED_FIELD = "KV0013", "deprecated-field", Deprecation, Warning,
+        "An instance type or preference uses a deprecated field or value.";
+    DEPRECATED_RUNNING = "KV0016", "deprecated-running", Deprecation, Warning,
+        "spec.running is deprecated in favour of spec.runStrategy.";
     INSTANCETYPE_CONFLICT = "KV1001", "instancetype-conflict", Reject, Error,
         "A VM field is also set by the selected instance type.";
     PREFERENCE_REQUIREMENT = "KV1002", "preference-requirement-unmet", Reject, Error,
@@ -74,6 +89,42 @@ rules! {
         "Up to KubeVirt v1.5, a VM whose instance type or preference cannot be found is refused.";
     INVALID_SPEC_OBJECT = "KV1012", "invalid-instancetype-object", Schema, Error,
         "An instance type, preference or ControllerRevision cannot be decoded as KubeVirt's types.";
+    OBJECT_REJECTED = "KV1013", "instancetype-object-rejected", Reject, Error,
+        "KubeVirt's instance-type or preference webhook refuses the object.";
+    SPREAD_RATIO_ZERO = "KV1014", "spread-ratio-zero", Reject, Warning,
+        "A spread ratio of 0 makes KubeVirt's webhook fail for every VM that uses the preference with an instance type.";
+    CATALOG_NAME_OVERWRITTEN = "KV2001", "catalog-name-overwritten", Catalog, Warning,
+        "A cluster object in the repository has the name of a catalog object that virt-operator overwrites.";
+    CATALOG_DEPRECATED = "KV2002", "deprecated-catalog-entry", Catalog, Warning,
+        "The VM references a catalog entry labelled deprecated in the target release.";
+    CATALOG_CONTENT_APPROXIMATED = "KV2003", "catalog-content-approximated", Catalog, Info,
+        "The target release deploys an older catalog; kvlint rendered with v1.7.0 content.";
+    MATCHER_KIND_DEFAULTED = "KV3001", "matcher-kind-defaulted", Drift, Warning,
+        "KubeVirt up to v1.6 writes a lower-case default kind into spec.instancetype / spec.preference.";
+    INFERENCE_REWRITTEN = "KV3002", "infer-from-volume-rewritten", Drift, Warning,
+        "KubeVirt replaces inferFromVolume with the inferred name and kind; the next sync of the same manifest is refused.";
+    MACHINE_TYPE_DEFAULTED = "KV3003", "machine-type-defaulted", Drift, Warning,
+        "KubeVirt writes a machine type into the VM spec.";
+    ARCHITECTURE_DEFAULTED = "KV3004", "architecture-defaulted", Drift, Warning,
+        "KubeVirt writes an architecture into the VM spec.";
+    STORAGE_CLASS_DEFAULTED = "KV3005", "storage-class-defaulted", Drift, Warning,
+        "KubeVirt writes the preference's storage class into dataVolumeTemplates.";
+    FIRMWARE_IDENTITY_GENERATED = "KV3006", "firmware-identity-generated", Drift, Warning,
+        "KubeVirt generates a random firmware UUID (v1.6+) and serial (v1.7+) on create.";
+    PCI_TOPOLOGY_ANNOTATION = "KV3007", "pci-topology-annotation-added", Drift, Warning,
+        "KubeVirt v1.8+ adds the kubevirt.io/pci-topology-version annotation to the template on create.";
+    NORMALIZED_BY_KUBEVIRT = "KV3008", "normalized-by-kubevirt", Drift, Warning,
+        "KubeVirt stores a field differently than written: a non-canonical quantity, an empty value, a pruned field.";
+    REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
+        "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.";
+    STATUS_COMMITTED = "KV4002", "status-committed", Runtime, Warning,
+        "A status written by the cluster is committed to Git.";
+    SERVER_METADATA_COMMITTED = "KV4003", "server-metadata-committed", Runtime, Warning,
+        "Metadata the API server sets (uid, resourceVersion, managedFields, ...) is committed: a manifest exported from a cluster.";
+    RESTORE_ANNOTATION_COMMITTED = "KV4004", "restore-annotation-committed", Runtime, Warning,
+        "Annotations written by a VirtualMachineRestore are committed to Git.";
+    INFERRED_MATCHER_COMMITTED = "KV4005", "inferred-matcher-committed", Runtime, Warning,
+        "inferFromVolume is committed together with the name (and kind) the cluster inferred from it.";
 }
 
 /// Looks a rule up by code (`KV1001`) or name (`instancetype-conflict`), case-insensitively.
