@@ -186,7 +186,9 @@ pub fn mutate(
     if create {
         apply_pci_topology(&mut out, profile);
     }
-    // The webhook's patch replaces spec and metadata with Go's serialisation of the result.
+    // The API server prunes fields the CRD does not know; the webhook's patch then replaces
+    // spec and metadata with Go's serialisation of the result.
+    crate::render::shape::prune_unknown(&mut out);
     crate::render::shape::normalize_vm(&mut out, &crate::quantity::canonical_json);
     Mutation {
         vm: out,

@@ -28,6 +28,9 @@ mod k8s;
 mod kubevirt;
 #[cfg(test)]
 mod tests;
+mod unknown;
+
+pub(crate) use unknown::prune_unknown;
 
 /// A field of a Go struct, named by its JSON tag. Embedded (`json:",inline"`) structs are
 /// flattened into the embedding struct at the place Go puts them.
@@ -98,7 +101,7 @@ pub(crate) enum Kind {
 /// One step of a JSON path below the `VirtualMachine` root: an object key or a list index.
 #[cfg_attr(
     not(test),
-    expect(dead_code, reason = "the schema and pruning rules walk paths with it")
+    expect(dead_code, reason = "kept for schema lookups by path")
 )]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathSegment<'a> {
@@ -195,7 +198,7 @@ pub(crate) fn normalize_vm(vm: &mut Value, canonical_quantity: &dyn Fn(&Value) -
 /// `managedFields[].fieldsV1`) every path answers that same shape.
 #[cfg_attr(
     not(test),
-    expect(dead_code, reason = "the schema and pruning rules walk paths with it")
+    expect(dead_code, reason = "kept for schema lookups by path")
 )]
 pub(crate) fn shape_at(path: &[PathSegment<'_>]) -> Option<&'static Shape> {
     let mut shape: &'static Shape = &VIRTUAL_MACHINE;

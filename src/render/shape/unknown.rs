@@ -1,0 +1,76 @@
+//! Fields that are not part of KubeVirt's Go types. The API server prunes them from the VM (its
+//! CRD schema has no such field) and Go's decoder ignores them, so they never reach the cluster.
+
+use serde_json::Value;
+
+use super::{Shape, VIRTUAL_MACHINE};
+use crate::yaml::FieldPath;
+
+fn walk(shape: &Shape, value: &Value, path: &FieldPath, out: &mut Vec<FieldPath>) {
+    match (shape, value) {
+        (Shape::Struct(fields) | Shape::PtrStruct(fields), Value::Object(map)) => {
+            for (key, child) in map {
+                match fields.iter().find(|field| field.json == key) {
+                    Some(field) => walk(&field.shape, child, &path.key(key), out),
+                    None => out.push(path.key(key)),
+                }
+            }
+        }
+        (Shape::Slice(element), Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                walk(element, item, &path.index(i), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Paths of the fields of `vm` that KubeVirt's `VirtualMachine` type does not have, in
+/// document order.
+fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
+    let mut out = Vec::new();
+    walk(&VIRTUAL_MACHINE, vm, &FieldPath::root(), &mut out);
+    out
+}
+
+/// Removes the fields `unknown_fields` finds, as the API server's pruning does.
+pub(crate) fn prune_unknown(vm: &mut Value) {
+    for path in unknown_fields(vm).iter().rev() {
+        let Some((crate::yaml::Segment::Key(key), parent)) = path.0.split_last() else {
+            continue;
+        };
+        let pointer = crate::output::ignore::json_pointer(&FieldPath(parent.to_vec()));
+        if let Some(map) = vm.pointer_mut(&pointer).and_then(Value::as_object_mut) {
+            map.shift_remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn finds_and_prunes_misspelled_fields() {
+        let mut vm = json!({"spec": {"runStrategy": "Always", "runstrategy": "x", "template": {"spec": {
+            "domain": {"devices": {"disks": [{"name": "a", "bootorder": 1}]}, "cpus": {"cores": 2}},
+            "nodeSelector": {"anything.goes/here": "yes"}}}}, "status": {"whatever": 1}});
+        let found: Vec<String> = unknown_fields(&vm)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "spec.runstrategy",
+                "spec.template.spec.domain.devices.disks[0].bootorder",
+                "spec.template.spec.domain.cpus",
+            ]
+        );
+        prune_unknown(&mut vm);
+        assert!(unknown_fields(&vm).is_empty());
+        assert_eq!(vm["spec"]["runStrategy"], "Always");
+    }
+}
