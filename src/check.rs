@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use crate::analyze::{self, Rendered};
 use crate::catalog_source::{self, CatalogChoice};
+use crate::config::{Config, ConfigChoice};
 use crate::diag::{Finding, Related, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::{Index, Object};
@@ -16,27 +17,59 @@ use crate::rules;
 use crate::source::{self, Selection};
 use crate::yaml::FieldPath;
 
-/// What to check, and against which cluster.
-#[derive(Clone, Debug)]
+/// What to check, and against which cluster. Unset values come from the configuration file,
+/// else from the defaults (namespace `default`, KubeVirt v1.9, the built-in catalog).
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     pub selection: Selection,
-    pub default_namespace: String,
-    pub version: KubeVirtVersion,
+    pub default_namespace: Option<String>,
+    pub version: Option<KubeVirtVersion>,
+    pub catalog: Option<CatalogChoice>,
+    pub config: ConfigChoice,
+    /// Report only findings that are not in this baseline file.
+    pub baseline: Option<std::path::PathBuf>,
     /// Keep source texts for reports that quote them.
     pub keep_sources: bool,
-    pub catalog: CatalogChoice,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            selection: Selection::default(),
-            default_namespace: "default".to_owned(),
-            version: KubeVirtVersion::LATEST,
-            keep_sources: false,
-            catalog: CatalogChoice::Auto,
-        }
-    }
+/// Options after merging the configuration file.
+struct Effective {
+    selection: Selection,
+    namespace: String,
+    version: KubeVirtVersion,
+    catalog: CatalogChoice,
+    config: Config,
+}
+
+fn effective(options: &Options) -> Result<Effective, Error> {
+    let start = options
+        .selection
+        .paths
+        .first()
+        .cloned()
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let config = crate::config::load(&options.config, &start)?;
+    let mut selection = options.selection.clone();
+    selection.include.extend(config.include.iter().cloned());
+    selection.exclude.extend(config.exclude.iter().cloned());
+    Ok(Effective {
+        selection,
+        namespace: options
+            .default_namespace
+            .clone()
+            .or_else(|| config.namespace.clone())
+            .unwrap_or_else(|| "default".to_owned()),
+        version: options
+            .version
+            .or(config.kubevirt_version)
+            .unwrap_or(KubeVirtVersion::LATEST),
+        catalog: options
+            .catalog
+            .clone()
+            .or_else(|| config.catalog.clone())
+            .unwrap_or_default(),
+        config,
+    })
 }
 
 /// Counts for the report's summary.
@@ -70,10 +103,17 @@ impl Report {
     }
 }
 
-/// Builds the cluster profile: the target version, configured by a `KubeVirt` object in the
-/// input when there is one.
-fn cluster_profile(objects: &[Object], version: KubeVirtVersion) -> ClusterProfile {
+/// Builds the cluster profile: the target version, configured by the configuration file's
+/// `cluster:` and by a `KubeVirt` object in the input when there is one.
+fn cluster_profile(
+    objects: &[Object],
+    version: KubeVirtVersion,
+    config: &Config,
+) -> ClusterProfile {
     let mut profile = ClusterProfile::new(version);
+    if let Some(cluster) = &config.cluster {
+        profile.configure(cluster);
+    }
     for object in objects {
         if object.group == crate::k8s::KUBEVIRT_GROUP
             && object.kind == "KubeVirt"
@@ -177,7 +217,8 @@ fn object_findings(object: &Object) -> Option<Finding> {
 
 /// Runs the whole check.
 pub fn run(options: &Options) -> Result<Report, Error> {
-    let inputs = source::discover(&options.selection)?;
+    let settings = effective(options)?;
+    let inputs = source::discover(&settings.selection)?;
     let mut origin_roots = Vec::new();
     if let Some(name) = &options.selection.stdin_filename {
         let path = std::path::Path::new(name);
@@ -189,15 +230,15 @@ pub fn run(options: &Options) -> Result<Report, Error> {
     }
     origin_roots.push(std::path::PathBuf::new());
     let load_options = LoadOptions {
-        default_namespace: options.default_namespace.clone(),
+        default_namespace: settings.namespace.clone(),
         keep_sources: options.keep_sources,
         origin_roots,
         ..LoadOptions::default()
     };
     let loaded = load::load(&inputs, &load_options);
-    let profile = cluster_profile(&loaded.objects, options.version);
+    let profile = cluster_profile(&loaded.objects, settings.version, &settings.config);
     let index = Index::build(&loaded.objects);
-    let catalog = catalog_source::load_catalog(&options.catalog, &profile)?;
+    let catalog = catalog_source::load_catalog(&settings.catalog, &profile)?;
     let repo = Repo {
         objects: &loaded.objects,
         index: &index,
@@ -206,6 +247,7 @@ pub fn run(options: &Options) -> Result<Report, Error> {
     };
 
     let mut findings = loaded.findings;
+    findings.extend(settings.config.findings.iter().cloned());
     findings.extend(catalog_source::overwritten_by_operator(
         &loaded.objects,
         &catalog,
@@ -243,6 +285,11 @@ pub fn run(options: &Options) -> Result<Report, Error> {
     rendered.sort_by(|a, b| {
         (&a.namespace, &a.name, &a.file, a.line).cmp(&(&b.namespace, &b.name, &b.file, b.line))
     });
+    crate::suppress::apply(&mut findings, &loaded.suppressions);
+    crate::config::apply_severities(&mut findings, &settings.config.severities);
+    if let Some(baseline) = &options.baseline {
+        crate::baseline::filter(baseline, &mut findings)?;
+    }
     sort_findings(&mut findings);
 
     let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
@@ -258,6 +305,9 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         infos: count(Severity::Info),
     };
     let mut sources = loaded.sources;
+    if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
+        sources.push((Arc::clone(file), Arc::clone(text)));
+    }
     if options.keep_sources {
         sources.extend(catalog.sources.iter().cloned());
     }

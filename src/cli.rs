@@ -23,6 +23,8 @@ pub enum Command {
     /// Print the effective VMs, as KubeVirt's expand would return them.
     #[command(after_help = EXIT_CODES)]
     Render(RenderArgs),
+    /// Print an Argo CD ignoreDifferences block for the drift kvlint predicts.
+    IgnoreDifferences(IgnoreArgs),
     /// List every rule: code, name, category, default severity, summary.
     Rules(RulesArgs),
     /// Explain one rule (by code or name).
@@ -34,6 +36,22 @@ pub enum Command {
 pub enum DocFormat {
     Text,
     Json,
+}
+
+/// `--format` of `ignore-differences`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IgnoreFormat {
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct IgnoreArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = IgnoreFormat::Yaml)]
+    pub format: IgnoreFormat,
 }
 
 #[derive(Debug, Args)]
@@ -80,19 +98,25 @@ pub struct InputArgs {
     /// Skip files matching this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// Namespace of namespaced objects that set none (Kustomize's `namespace:` wins).
-    #[arg(long, default_value = "default")]
-    pub namespace: String,
+    /// Namespace of namespaced objects that set none (Kustomize's `namespace:` wins) [default: default].
+    #[arg(long)]
+    pub namespace: Option<String>,
     /// Name to report for standard input.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
-    /// The KubeVirt release to judge against (v1.0 … v1.9).
-    #[arg(long, default_value = "v1.9", value_name = "VERSION")]
-    pub kubevirt_version: String,
+    /// The KubeVirt release to judge against, v1.0 … v1.9 [default: v1.9].
+    #[arg(long, value_name = "VERSION")]
+    pub kubevirt_version: Option<String>,
     /// Cluster catalog for names the repository does not define: `auto` (the common-instancetypes
-    /// bundle the KubeVirt release deploys), `none`, or a bundle file or directory.
-    #[arg(long, default_value = "auto", value_name = "auto|none|PATH")]
-    pub catalog: String,
+    /// bundle the KubeVirt release deploys), `none`, or a bundle file or directory [default: auto].
+    #[arg(long, value_name = "auto|none|PATH")]
+    pub catalog: Option<String>,
+    /// Configuration file (default: `.kvlint.yaml` found from the first path upward).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any configuration file.
+    #[arg(long)]
+    pub no_config: bool,
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +132,12 @@ pub struct CheckArgs {
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Report only findings that are not in this baseline (see --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write every current finding to this baseline file and exit with 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

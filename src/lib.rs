@@ -8,10 +8,12 @@
 
 pub mod admission;
 pub mod analyze;
+pub mod baseline;
 pub mod catalog;
 pub mod catalog_source;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod diag;
 pub mod docs;
 pub mod drift;
@@ -27,6 +29,7 @@ pub mod resolve;
 pub mod rules;
 pub mod runtime;
 pub mod source;
+pub mod suppress;
 pub mod yaml;
 
 use std::fmt::Write as _;

@@ -21,6 +21,8 @@ pub struct Loaded {
     pub files: usize,
     pub documents: usize,
     pub skipped: usize,
+    /// `# kvlint: ignore[...]` comments.
+    pub suppressions: Vec<crate::suppress::Suppression>,
 }
 
 /// Options of the loading stage.
@@ -291,6 +293,18 @@ fn load_file(
             format!("skipped: this file is {reason}"),
         ));
         return;
+    }
+    if let Some(text) = text
+        && text.contains("kvlint:")
+    {
+        let documents: Vec<(u32, u32)> = docs
+            .iter()
+            .flatten()
+            .map(|doc| (doc.root.span.start.line, doc.root.span.end.line))
+            .collect();
+        let (suppressions, problems) = crate::suppress::scan(display, text, &documents);
+        loaded.suppressions.extend(suppressions);
+        loaded.findings.extend(problems);
     }
     let unit: Arc<str> = Arc::from(kustomizations.unit_of(display));
     let namespace = kustomizations

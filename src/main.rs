@@ -5,8 +5,10 @@ use clap::Parser;
 
 use kvlint::check::{self, Options, Report};
 use kvlint::cli::{
-    CheckArgs, Cli, ColorChoice, Command, DocFormat, ExplainArgs, FailOn, InputArgs, RenderArgs,
+    CheckArgs, Cli, ColorChoice, Command, DocFormat, ExplainArgs, FailOn, IgnoreFormat, InputArgs,
+    RenderArgs,
 };
+use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
 use kvlint::error::Error;
 use kvlint::output::{self, CheckFormat, RenderFormat};
@@ -21,9 +23,28 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             stdin_filename: input.stdin_filename.clone(),
         },
         default_namespace: input.namespace.clone(),
-        version: input.kubevirt_version.parse().map_err(Error::Usage)?,
+        version: input
+            .kubevirt_version
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
+        catalog: input
+            .catalog
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
+        config: if input.no_config {
+            ConfigChoice::None
+        } else {
+            input
+                .config
+                .clone()
+                .map_or(ConfigChoice::Discover, ConfigChoice::File)
+        },
+        baseline: None,
         keep_sources,
-        catalog: input.catalog.parse().map_err(Error::Usage)?,
     })
 }
 
@@ -57,7 +78,20 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
-    let report = check::run(&options(&args.input, args.format == CheckFormat::Human)?)?;
+    let mut options = options(&args.input, args.format == CheckFormat::Human)?;
+    options.baseline.clone_from(&args.baseline);
+    let report = check::run(&options)?;
+    if let Some(path) = &args.write_baseline {
+        kvlint::baseline::write(path, &report.findings)?;
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "kvlint: wrote {} findings to {}",
+            report.findings.len(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let text = match args.format {
         CheckFormat::Human => {
             let color = match args.color {
@@ -145,6 +179,15 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Check(args) => run_check(args),
         Command::Render(args) => run_render(args),
+        Command::IgnoreDifferences(args) => options(&args.input, false)
+            .and_then(|options| check::run(&options))
+            .and_then(|report| {
+                write_stdout(&match args.format {
+                    IgnoreFormat::Yaml => kvlint::output::ignore::argocd_yaml(&report),
+                    IgnoreFormat::Json => kvlint::output::ignore::argocd_json(&report),
+                })
+            })
+            .map(|()| ExitCode::SUCCESS),
         Command::Rules(args) => write_stdout(&match args.format {
             DocFormat::Text => kvlint::docs::rules_text(),
             DocFormat::Json => kvlint::docs::rules_json(),

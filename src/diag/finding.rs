@@ -81,7 +81,7 @@ pub struct Related {
 }
 
 /// The Kubernetes object a finding is about.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub struct ObjectRef {
     #[serde(rename = "apiVersion")]
     pub api_version: String,
@@ -103,6 +103,9 @@ pub struct Finding {
     pub kubevirt_field: Option<String>,
     pub help: Option<String>,
     pub related: Vec<Related>,
+    /// For a finding at a parent path that stands for several fields (predicted drift), those
+    /// fields' paths.
+    pub fields: Vec<String>,
 }
 
 impl Finding {
@@ -117,6 +120,7 @@ impl Finding {
             kubevirt_field: None,
             help: None,
             related: Vec::new(),
+            fields: Vec::new(),
         }
     }
 

@@ -109,7 +109,10 @@ pub fn discover(selection: &Selection) -> Result<Vec<Input>, Error> {
                     continue;
                 }
             };
-            if !entry.file_type().is_some_and(|t| t.is_file()) || !is_manifest_name(entry.path()) {
+            if !entry.file_type().is_some_and(|t| t.is_file())
+                || !is_manifest_name(entry.path())
+                || entry.file_name() == crate::config::FILE_NAME
+            {
                 continue;
             }
             let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());

@@ -1,0 +1,63 @@
+//! Baselines: the findings a repository already had when it adopted kvlint. With a baseline,
+//! only new findings are reported. A finding is identified by its rule, file, object, field
+//! path and message — not by its line, so unrelated edits do not resurrect it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::{Finding, ObjectRef};
+use crate::error::Error;
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+struct Entry {
+    code: String,
+    file: String,
+    object: Option<ObjectRef>,
+    path: Option<String>,
+    message: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct BaselineFile {
+    version: u32,
+    findings: Vec<Entry>,
+}
+
+fn entry(finding: &Finding) -> Entry {
+    Entry {
+        code: finding.rule.code.to_owned(),
+        file: finding.location.file.to_string(),
+        object: finding.object.clone(),
+        path: finding.path.clone(),
+        message: finding.message.clone(),
+    }
+}
+
+/// Writes every finding to `path` as a baseline.
+pub fn write(path: &Path, findings: &[Finding]) -> Result<(), Error> {
+    let entries: BTreeSet<Entry> = findings.iter().map(entry).collect();
+    let file = BaselineFile {
+        version: 1,
+        findings: entries.into_iter().collect(),
+    };
+    let text =
+        serde_json::to_string_pretty(&file).map_err(|err| Error::Io(err.to_string()))? + "\n";
+    std::fs::write(path, text).map_err(|err| Error::Io(format!("{}: {err}", path.display())))
+}
+
+/// Removes the findings recorded in the baseline at `path`.
+pub fn filter(path: &Path, findings: &mut Vec<Finding>) -> Result<(), Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    let file: BaselineFile = serde_json::from_str(&text).map_err(|err| {
+        Error::Usage(format!(
+            "{} is not a kvlint baseline: {err}",
+            path.display()
+        ))
+    })?;
+    let known: BTreeSet<Entry> = file.findings.into_iter().collect();
+    findings.retain(|finding| !known.contains(&entry(finding)));
+    Ok(())
+}

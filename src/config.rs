@@ -1,0 +1,355 @@
+//! `.kvlint.yaml`: the project's settings, found from the checked path upward. Validated once
+//! into `Config`; a problem in the file is a finding with its position there, and the rest of
+//! the file still applies.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::catalog_source::CatalogChoice;
+use crate::diag::{Finding, Location, Severity};
+use crate::profile::KubeVirtVersion;
+use crate::rules::{self, Rule};
+use crate::yaml::{self, Limits, Node, Value};
+
+pub const FILE_NAME: &str = ".kvlint.yaml";
+
+/// Which configuration file to use.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ConfigChoice {
+    /// `.kvlint.yaml` found from the first checked path upward.
+    #[default]
+    Discover,
+    /// `--no-config`.
+    None,
+    /// `--config FILE`.
+    File(PathBuf),
+}
+
+/// A rule's severity as configured: a severity, or `off`.
+pub type SeverityOverride = Option<Severity>;
+
+/// Validated settings from a configuration file.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub file: Option<Arc<str>>,
+    /// The file's text, for reports that quote it.
+    pub text: Option<Arc<str>>,
+    pub kubevirt_version: Option<KubeVirtVersion>,
+    pub namespace: Option<String>,
+    pub catalog: Option<CatalogChoice>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub severities: Vec<(&'static Rule, SeverityOverride)>,
+    /// A `KubeVirt` CR's `spec.configuration`, for the cluster profile.
+    pub cluster: Option<serde_json::Value>,
+    /// Problems found in the file.
+    pub findings: Vec<Finding>,
+}
+
+/// Finds `.kvlint.yaml` in the directory of `start` or any parent.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = if start.as_os_str() == "-" {
+        Path::new(".")
+    } else {
+        start
+    };
+    let absolute = std::fs::canonicalize(start).ok()?;
+    let mut dir = if absolute.is_dir() {
+        absolute
+    } else {
+        absolute.parent()?.to_path_buf()
+    };
+    loop {
+        let candidate = dir.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
+struct Reader<'a> {
+    file: &'a Arc<str>,
+    findings: Vec<Finding>,
+}
+
+impl Reader<'_> {
+    fn problem(&mut self, node: &Node, message: impl Into<String>) {
+        self.findings.push(Finding::new(
+            &rules::INVALID_CONFIG,
+            Location {
+                file: Arc::clone(self.file),
+                span: node.span,
+            },
+            message,
+        ));
+    }
+
+    fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        if let Value::Str(s) = &node.value {
+            Some(s.clone())
+        } else {
+            self.problem(node, format!("{what} must be a string"));
+            None
+        }
+    }
+
+    fn strings(&mut self, node: &Node, what: &str) -> Vec<String> {
+        let Some(items) = node.as_seq() else {
+            self.problem(node, format!("{what} must be a list of strings"));
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|item| self.string(item, what))
+            .collect()
+    }
+}
+
+const KEYS: [&str; 7] = [
+    "kubevirtVersion",
+    "namespace",
+    "catalog",
+    "include",
+    "exclude",
+    "rules",
+    "cluster",
+];
+
+/// Parses and validates a configuration file's text.
+pub fn parse(file: &Arc<str>, text: &str) -> Config {
+    let mut config = Config {
+        file: Some(Arc::clone(file)),
+        ..Config::default()
+    };
+    let mut reader = Reader {
+        file,
+        findings: Vec::new(),
+    };
+    let docs = yaml::parse_stream(text, Limits::default());
+    let root = match docs.into_iter().next() {
+        None => {
+            config.findings = reader.findings;
+            return config;
+        }
+        Some(Err(err)) => {
+            let pos = err.pos;
+            reader.findings.push(Finding::new(
+                &rules::INVALID_CONFIG,
+                Location {
+                    file: Arc::clone(file),
+                    span: yaml::Span {
+                        start: pos,
+                        end: pos,
+                    },
+                },
+                format!("invalid YAML: {}", err.message),
+            ));
+            config.findings = reader.findings;
+            return config;
+        }
+        Some(Ok(doc)) => doc.root,
+    };
+    let Some(entries) = root.as_map() else {
+        reader.problem(&root, "the configuration must be a mapping");
+        config.findings = reader.findings;
+        return config;
+    };
+    for entry in entries {
+        let node = &entry.value;
+        match entry.key.as_str() {
+            "kubevirtVersion" => {
+                if let Some(text) = reader.string(node, "kubevirtVersion") {
+                    match text.parse() {
+                        Ok(version) => config.kubevirt_version = Some(version),
+                        Err(err) => reader.problem(node, err),
+                    }
+                }
+            }
+            "namespace" => config.namespace = reader.string(node, "namespace"),
+            "catalog" => {
+                if let Some(text) = reader.string(node, "catalog") {
+                    match text.parse::<CatalogChoice>() {
+                        Ok(CatalogChoice::Path(path)) => {
+                            // Relative to the configuration file.
+                            let base = Path::new(&**file).parent().unwrap_or(Path::new(""));
+                            config.catalog = Some(CatalogChoice::Path(base.join(path)));
+                        }
+                        Ok(choice) => config.catalog = Some(choice),
+                        Err(err) => reader.problem(node, err),
+                    }
+                }
+            }
+            "include" => config.include = reader.strings(node, "include"),
+            "exclude" => config.exclude = reader.strings(node, "exclude"),
+            "rules" => config.severities = rule_severities(&mut reader, node),
+            "cluster" => config.cluster = Some(node.to_json()),
+            other => {
+                let suggestion = KEYS
+                    .iter()
+                    .find(|k| {
+                        strsim::levenshtein(&k.to_ascii_lowercase(), &other.to_ascii_lowercase())
+                            <= 2
+                    })
+                    .map(|k| format!(" (did you mean `{k}`?)"))
+                    .unwrap_or_default();
+                reader.findings.push(Finding::new(
+                    &rules::INVALID_CONFIG,
+                    Location {
+                        file: Arc::clone(file),
+                        span: entry.key_span,
+                    },
+                    format!(
+                        "unknown setting `{other}`{suggestion}; known: {}",
+                        KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    config.findings = reader.findings;
+    config
+}
+
+fn rule_severities(reader: &mut Reader<'_>, node: &Node) -> Vec<(&'static Rule, SeverityOverride)> {
+    let Some(entries) = node.as_map() else {
+        reader.problem(
+            node,
+            "rules must map rule codes or names to error, warning, info or off",
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let Some(rule) = rules::find(&entry.key) else {
+            reader.findings.push(Finding::new(
+                &rules::INVALID_CONFIG,
+                Location {
+                    file: Arc::clone(reader.file),
+                    span: entry.key_span,
+                },
+                format!("no rule is called `{}` (see `kvlint rules`)", entry.key),
+            ));
+            continue;
+        };
+        let level = match &entry.value.value {
+            Value::Str(s) => s.as_str(),
+            // `off: false` style mistakes and YAML 1.1 booleans (`off` unquoted is false).
+            Value::Bool(false) => "off",
+            _ => "",
+        };
+        let severity = match level {
+            "error" => Some(Some(Severity::Error)),
+            "warning" => Some(Some(Severity::Warning)),
+            "info" => Some(Some(Severity::Info)),
+            "off" => Some(None),
+            _ => None,
+        };
+        match severity {
+            Some(severity) => out.push((rule, severity)),
+            None => reader.problem(
+                &entry.value,
+                "a rule's level must be error, warning, info or off",
+            ),
+        }
+    }
+    out
+}
+
+/// Reads the configuration `choice` selects (starting the search at `start`).
+pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error::Error> {
+    let path = match choice {
+        ConfigChoice::None => return Ok(Config::default()),
+        ConfigChoice::File(path) => path.clone(),
+        ConfigChoice::Discover => match discover(start) {
+            Some(path) => path,
+            None => return Ok(Config::default()),
+        },
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|err| crate::error::Error::Io(format!("{}: {err}", path.display())))?;
+    let display: Arc<str> = Arc::from(display_path(&path));
+    let mut config = parse(&display, &text);
+    config.text = Some(Arc::from(text));
+    Ok(config)
+}
+
+/// The configuration file's path relative to the working directory when it is below it.
+fn display_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    cwd.and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Applies per-rule severities: overridden findings change severity, `off` ones disappear.
+pub fn apply_severities(
+    findings: &mut Vec<Finding>,
+    severities: &[(&'static Rule, SeverityOverride)],
+) {
+    if severities.is_empty() {
+        return;
+    }
+    findings.retain_mut(|finding| {
+        match severities
+            .iter()
+            .rev()
+            .find(|(rule, _)| rule.code == finding.rule.code)
+        {
+            None => true,
+            Some((_, None)) => false,
+            Some((_, Some(severity))) => {
+                finding.severity = *severity;
+                true
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        parse(&Arc::from(".kvlint.yaml"), text)
+    }
+
+    #[test]
+    fn reads_every_setting() {
+        let c = config(
+            "kubevirtVersion: v1.6\nnamespace: apps\ncatalog: none\ninclude: ['**/*.yaml']\nexclude: [charts/**]\nrules:\n  KV3006: off\n  machine-type-defaulted: error\ncluster:\n  machineType: pc-q35-rhel9.6.0\n",
+        );
+        assert!(c.findings.is_empty(), "{:?}", c.findings);
+        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::new(1, 6)));
+        assert_eq!(c.namespace.as_deref(), Some("apps"));
+        assert_eq!(c.catalog, Some(CatalogChoice::None));
+        assert_eq!(c.exclude, ["charts/**"]);
+        assert_eq!(c.severities.len(), 2);
+        assert_eq!(c.severities[0].1, None);
+        assert_eq!(c.severities[1].1, Some(Severity::Error));
+        assert!(c.cluster.is_some());
+    }
+
+    #[test]
+    fn problems_point_into_the_file() {
+        let c = config(
+            "kubevirtVersion: v2.0\nrule:\n  KV9999: error\nrules:\n  KV9999: error\n  KV3006: loud\n",
+        );
+        let lines: Vec<(u32, &str)> = c
+            .findings
+            .iter()
+            .map(|f| (f.location.span.start.line, f.message.as_str()))
+            .collect();
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert_eq!(lines[0].0, 1);
+        assert!(lines[1].1.contains("did you mean `rules`"), "{lines:?}");
+        assert_eq!(
+            lines[2],
+            (5, "no rule is called `KV9999` (see `kvlint rules`)")
+        );
+        assert_eq!(lines[3].0, 6);
+    }
+}
