@@ -189,7 +189,11 @@ impl Analysis<'_, '_> {
     fn conflict_finding(&self, conflict: &Conflict, instancetype: Option<&Found<'_>>) -> Finding {
         let mut finding = self
             .view
-            .finding(&rules::INSTANCETYPE_CONFLICT, &vm_path_of(&conflict.path), conflict.message())
+            .finding(
+                &rules::INSTANCETYPE_CONFLICT,
+                &vm_path_of(&conflict.path),
+                conflict.message_for(self.profile.version),
+            )
             .with_kubevirt_field(conflict.path.clone())
             .with_help("remove the field from the VM: the instance type sets it, and KubeVirt refuses to override either");
         if let Some(found) = instancetype {
@@ -392,6 +396,60 @@ fn origin_text(repo: &Repo<'_>, role: MatcherRole, found: &Found<'_>) -> String 
 }
 
 impl Analysis<'_, '_> {
+    /// References to catalog names that the target release's bundle labels deprecated (whether
+    /// or not kvlint has their content).
+    fn deprecated_catalog_names(&mut self, repo: &Repo<'_>, vm: &Value) {
+        if !repo.catalog.deployed_by_operator {
+            return;
+        }
+        let version = self.profile.version;
+        for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
+            let Some(matcher) = vm
+                .get("spec")
+                .and_then(|s| s.get(role.field()))
+                .and_then(Matcher::from_json)
+            else {
+                continue;
+            };
+            if matcher.resolved_kind(role) != crate::model::MatcherKind::Cluster
+                || !crate::catalog::deprecated_in_release(
+                    version.major,
+                    version.minor,
+                    &matcher.name,
+                )
+            {
+                continue;
+            }
+            let defined_in_repo = repo.index.find(
+                repo.objects,
+                "",
+                crate::k8s::INSTANCETYPE_GROUP,
+                match role {
+                    MatcherRole::Instancetype => "VirtualMachineClusterInstancetype",
+                    MatcherRole::Preference => "VirtualMachineClusterPreference",
+                },
+                None,
+                &matcher.name,
+            );
+            if defined_in_repo.is_some() {
+                continue;
+            }
+            let path = FieldPath::parse(&format!("spec.{}.name", role.field()));
+            let finding = self
+                .view
+                .finding(
+                    &rules::CATALOG_DEPRECATED,
+                    &path,
+                    format!(
+                        "{} is labelled deprecated in the common-instancetypes catalog KubeVirt {version} deploys, and a later release removes it",
+                        matcher.name
+                    ),
+                )
+                .with_help("switch to a current catalog entry (for example the u1 or o1 series, or the OS's current preference)");
+            self.push(finding);
+        }
+    }
+
     /// Notes about references resolved from the catalog the cluster deploys.
     fn catalog_notes(&mut self, repo: &Repo<'_>, role: MatcherRole, found: &Found<'_>) {
         let object = found.origin.object();
@@ -400,15 +458,6 @@ impl Analysis<'_, '_> {
         }
         let path = FieldPath::parse(&format!("spec.{}.name", role.field()));
         let version = self.profile.version;
-        if crate::catalog::deprecated_in_release(version.major, version.minor, &object.name) {
-            let finding = self.view.finding(
-                &rules::CATALOG_DEPRECATED,
-                &path,
-                format!("{} {} is labelled deprecated in the catalog KubeVirt {version} deploys and is removed in a later release", object.kind, object.name),
-            )
-            .with_help("switch to a current catalog entry (for example the u1 or o1 series, or the OS's current preference)");
-            self.push(finding);
-        }
         if let Some(bundled) = repo.catalog.approximated_from {
             let finding = self.view.finding(
                 &rules::CATALOG_CONTENT_APPROXIMATED,
@@ -545,6 +594,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         instancetype: instancetype.spec(),
         preference: preference.spec(),
     };
+    analysis.deprecated_catalog_names(repo, judged);
     let mut origins = Vec::new();
     for (role, found) in [
         (MatcherRole::Instancetype, instancetype.found()),
@@ -567,10 +617,15 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         // Only an admitted VM is stored, so only it can drift.
         if rejections.is_empty() {
             for drift in crate::drift::predict(&written, &mutation.vm, profile.version) {
-                let finding = analysis
+                let mut finding = analysis
                     .view
                     .finding(drift.rule, &drift.path, drift.message)
                     .with_help(drift.help);
+                finding.fields = drift
+                    .leaves
+                    .iter()
+                    .map(|leaf| analysis.view.path(leaf).to_string())
+                    .collect();
                 analysis.push(finding);
             }
         }
@@ -611,6 +666,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
     }
     let rendered = match render::expand(render_input, specs, has_matchers(render_input), profile) {
         Ok(mut value) => {
+            render::shape::prune_unknown(&mut value);
             render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
             if follow_stored {
                 strip_webhook_only(&mut value, &written);

@@ -22,6 +22,8 @@ pub struct Drift {
     pub written: Option<Value>,
     pub message: String,
     pub help: String,
+    /// The changed fields `path` stands for (itself when it is a single field).
+    pub leaves: Vec<FieldPath>,
 }
 
 /// The compared parts of a VM: metadata name, labels, annotations and spec (as the
@@ -279,6 +281,19 @@ fn explain(
             ),
         );
     }
+    if rule.code == rules::INFERENCE_REWRITTEN.code && stored.is_none() {
+        return (
+            format!(
+                "KubeVirt {version} removes `{shown}` because of inferFromVolumeFailurePolicy: Ignore (the inference {})",
+                if shown.ends_with("memory") {
+                    "succeeded, so the VM's own memory is dropped"
+                } else {
+                    "failed and was ignored"
+                }
+            ),
+            format!("commit the VM as KubeVirt stores it: without `{shown}`"),
+        );
+    }
     if rule.code == rules::INFERENCE_REWRITTEN.code {
         return (
             format!(
@@ -392,6 +407,11 @@ pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) 
         let written = at(&before, &path).cloned();
         let stored = at(&after, &path).cloned();
         let (message, help) = explain(rule, &path, written.as_ref(), stored.as_ref(), version);
+        let leaves = changed
+            .iter()
+            .filter(|(leaf, _)| leaf.starts_with(&path))
+            .map(|(leaf, _)| leaf.clone())
+            .collect();
         out.push(Drift {
             rule,
             path,
@@ -399,6 +419,7 @@ pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) 
             written,
             message,
             help,
+            leaves,
         });
     }
     out

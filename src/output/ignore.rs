@@ -1,0 +1,123 @@
+//! Argo CD `ignoreDifferences` (and the Flux equivalent) for the drift kvlint predicts — only
+//! predicted drift, never a path kvlint does not expect the cluster to change.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::check::Report;
+use crate::diag::{Category, ObjectRef};
+use crate::yaml::{FieldPath, Segment};
+
+/// RFC 6901 pointer of a field path (`~` → `~0`, `/` → `~1`).
+pub fn json_pointer(path: &FieldPath) -> String {
+    let mut out = String::new();
+    for segment in &path.0 {
+        out.push('/');
+        match segment {
+            Segment::Key(key) => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Index(i) => {
+                let _ = write!(out, "{i}");
+            }
+        }
+    }
+    out
+}
+
+/// Predicted drift per object: JSON pointers, sorted.
+fn drift_by_object(report: &Report) -> BTreeMap<ObjectRef, Vec<String>> {
+    let mut out: BTreeMap<ObjectRef, Vec<String>> = BTreeMap::new();
+    for finding in &report.findings {
+        if finding.rule.category != Category::Drift {
+            continue;
+        }
+        let (Some(object), Some(path)) = (&finding.object, &finding.path) else {
+            continue;
+        };
+        let pointers = out.entry(object.clone()).or_default();
+        let fields = if finding.fields.is_empty() {
+            std::slice::from_ref(path)
+        } else {
+            finding.fields.as_slice()
+        };
+        for field in fields {
+            let pointer = json_pointer(&FieldPath::parse(field));
+            if !pointers.contains(&pointer) {
+                pointers.push(pointer);
+            }
+        }
+    }
+    for pointers in out.values_mut() {
+        pointers.sort();
+    }
+    out
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// The `ignoreDifferences` entries, one per object with predicted drift.
+pub fn entries(report: &Report) -> Vec<Value> {
+    drift_by_object(report)
+        .into_iter()
+        .map(|(object, pointers)| {
+            let mut entry = json!({
+                "group": group_of(&object.api_version),
+                "kind": object.kind,
+                "name": object.name,
+            });
+            if let Some(namespace) = &object.namespace {
+                entry["namespace"] = json!(namespace);
+            }
+            entry["jsonPointers"] = json!(pointers);
+            entry
+        })
+        .collect()
+}
+
+/// YAML for an Argo CD Application, with the sync option it needs and a note for Flux.
+pub fn argocd_yaml(report: &Report) -> String {
+    let entries = entries(report);
+    let mut out = String::from(
+        "# Predicted drift (kvlint): add to the Argo CD Application's spec.\n# RespectIgnoreDifferences keeps a sync from pushing the ignored Git values back.\n# Better still: commit the values instead (see `kvlint check`), and this block shrinks.\n",
+    );
+    if entries.is_empty() {
+        out.push_str("# No drift is predicted: nothing to ignore.\n");
+        return out;
+    }
+    let block = json!({
+        "ignoreDifferences": entries,
+        "syncPolicy": {"syncOptions": ["RespectIgnoreDifferences=true"]},
+    });
+    out.push_str(&crate::output::yaml::to_yaml(&block));
+    out.push_str(
+        "# Flux: kustomize-controller applies server-side and its dry-run reproduces KubeVirt's\n# deterministic webhook writes; the random firmware uuid/serial and controller-written\n# fields still differ. Pin them in Git, or list the same JSON pointers in your Flux\n# version's drift-ignore rules.\n",
+    );
+    out
+}
+
+/// JSON: `{"ignoreDifferences": [...]}`.
+pub fn argocd_json(report: &Report) -> String {
+    serde_json::to_string_pretty(&json!({"ignoreDifferences": entries(report)})).unwrap_or_default()
+        + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_escape_slashes_and_tildes() {
+        let path = FieldPath::parse(
+            "spec.template.metadata.annotations[kubevirt.io/pci-topology-version]",
+        );
+        assert_eq!(
+            json_pointer(&path),
+            "/spec/template/metadata/annotations/kubevirt.io~1pci-topology-version"
+        );
+        let odd = FieldPath::root().key("a~b").index(3);
+        assert_eq!(json_pointer(&odd), "/a~0b/3");
+    }
+}
