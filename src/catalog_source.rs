@@ -143,6 +143,19 @@ fn deployed_by_default(profile: &ClusterProfile) -> bool {
     profile.version.at_least(1, 4) || profile.has_feature_gate("CommonInstancetypesDeploymentGate")
 }
 
+fn same_content(repo: &Object, catalog: &Object) -> bool {
+    let part = |object: &Object, path: &str| {
+        let mut node = Some(&object.node);
+        for key in path.split('.') {
+            node = node.and_then(|n| n.get(key));
+        }
+        node.map(crate::yaml::Node::to_json)
+    };
+    ["spec", "metadata.labels", "metadata.annotations"]
+        .iter()
+        .all(|path| part(repo, path) == part(catalog, path))
+}
+
 /// Cluster objects in the repository that share a name with a catalog object virt-operator
 /// deploys: it overwrites them (drift.md D-13).
 pub fn overwritten_by_operator(
@@ -158,6 +171,10 @@ pub fn overwritten_by_operator(
         .filter(|o| o.group == INSTANCETYPE_GROUP && o.namespace.is_none())
         .filter_map(|object| {
             let deployed = catalog.index.find(&catalog.objects, "", &object.group, &object.kind, None, &object.name)?;
+            // virt-operator only rewrites objects whose labels, annotations or spec differ.
+            if same_content(object, deployed) {
+                return None;
+            }
             Some(
                 Finding::new(
                     &rules::CATALOG_NAME_OVERWRITTEN,

@@ -20,12 +20,26 @@ impl Conflict {
         }
     }
 
-    /// The status cause message KubeVirt's validating webhook gives for this conflict.
+    /// The status cause message KubeVirt v1.5+'s validating webhook gives for this conflict.
     pub fn message(&self) -> String {
         format!(
             "VM field(s) {} conflicts with selected instance type",
             self.path
         )
+    }
+
+    /// The cause message of `version` (spec submission.md §8 row 16).
+    pub fn message_for(&self, version: crate::profile::KubeVirtVersion) -> String {
+        if version.at_least(1, 5) {
+            self.message()
+        } else if version.at_least(1, 1) {
+            format!(
+                "VM field {} conflicts with selected instance type",
+                self.path
+            )
+        } else {
+            "VM field conflicts with selected Instancetype".to_owned()
+        }
     }
 }
 

@@ -28,7 +28,7 @@ macro_rules! rules {
                 severity: Severity::$severity,
                 summary: $summary,
                 since: "0.1.0",
-                explanation: "",
+                explanation: include_str!(concat!("docs/", $code, ".md")),
             };
         )*
         /// Every rule, in documentation order.
@@ -65,6 +65,12 @@ rules! {
         "An instance type or preference uses a deprecated field or value.";
     DEPRECATED_RUNNING = "KV0016", "deprecated-running", Deprecation, Warning,
         "spec.running is deprecated in favour of spec.runStrategy.";
+    UNUSED_SUPPRESSION = "KV0017", "unused-suppression", Info, Warning,
+        "A `# kvlint: ignore[...]` comment suppresses nothing.";
+    INVALID_SUPPRESSION = "KV0018", "invalid-suppression", Info, Warning,
+        "A `# kvlint: ignore[...]` comment has no reason or names an unknown rule.";
+    INVALID_CONFIG = "KV0019", "invalid-config", Syntax, Error,
+        "A setting in .kvlint.yaml is invalid; it is ignored.";
     INSTANCETYPE_CONFLICT = "KV1001", "instancetype-conflict", Reject, Error,
         "A VM field is also set by the selected instance type.";
     PREFERENCE_REQUIREMENT = "KV1002", "preference-requirement-unmet", Reject, Error,
