@@ -240,3 +240,156 @@ fn kustomize_build_output_points_at_the_original_files() {
         "testdata/kustomize-origin/base/vm.yaml"
     );
 }
+
+fn write(dir: &std::path::Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+const EXPORTED_VM: &str = "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: exported
+  resourceVersion: \"42\"
+spec:
+  runStrategy: Halted
+  template:
+    spec:
+      domain:
+        memory: {guest: 1Gi}
+        devices: {}
+";
+
+#[test]
+fn configuration_file_sets_severities_and_reports_its_own_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "vm.yaml", EXPORTED_VM);
+    write(
+        dir.path(),
+        ".kvlint.yaml",
+        "rules:\n  server-metadata-committed: error\n  KV3006: off\n  KV9999: error\n",
+    );
+    let path = dir.path().to_string_lossy().into_owned();
+    let report = json(&kvlint(
+        &["check", &path, "--format", "json", "--fail-on", "none"],
+        None,
+    ));
+    let codes: Vec<(&str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["severity"].as_str().unwrap()))
+        .collect();
+    assert!(codes.contains(&("KV4003", "error")), "{codes:?}");
+    assert!(!codes.iter().any(|(c, _)| *c == "KV3006"), "{codes:?}");
+    assert!(codes.contains(&("KV0019", "error")), "{codes:?}");
+    let ignored = json(&kvlint(
+        &[
+            "check",
+            &path,
+            "--format",
+            "json",
+            "--no-config",
+            "--fail-on",
+            "none",
+        ],
+        None,
+    ));
+    let severities: Vec<&str> = ignored["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV4003")
+        .map(|d| d["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(severities, ["warning"]);
+}
+
+#[test]
+fn a_baseline_hides_known_findings_only() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "vm.yaml", EXPORTED_VM);
+    let path = dir.path().join("repo");
+    std::fs::create_dir(&path).unwrap();
+    write(&path, "vm.yaml", EXPORTED_VM);
+    let repo = path.to_string_lossy().into_owned();
+    let baseline = dir
+        .path()
+        .join("baseline.json")
+        .to_string_lossy()
+        .into_owned();
+    let written = kvlint(&["check", &repo, "--write-baseline", &baseline], None);
+    assert_eq!(written.status.code(), Some(0));
+    let clean = kvlint(
+        &[
+            "check",
+            &repo,
+            "--baseline",
+            &baseline,
+            "--format",
+            "json",
+            "--fail-on",
+            "warning",
+        ],
+        None,
+    );
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+    write(
+        &path,
+        "vm.yaml",
+        &EXPORTED_VM.replace(
+            "  resourceVersion: \"42\"\n",
+            "  resourceVersion: \"42\"\n  uid: 1234\n",
+        ),
+    );
+    let report = json(&kvlint(
+        &[
+            "check",
+            &repo,
+            "--baseline",
+            &baseline,
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+        ],
+        None,
+    ));
+    let paths: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["metadata.uid"]);
+}
+
+#[test]
+fn inline_suppressions_need_a_reason_and_must_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = EXPORTED_VM
+        .replace("  resourceVersion: \"42\"\n", "  resourceVersion: \"42\" # kvlint: ignore[server-metadata-committed] exported on purpose\n")
+        .replace("  runStrategy: Halted\n", "  runStrategy: Halted # kvlint: ignore[revision-name-in-spec] nothing to hide\n  # kvlint: ignore[KV3003]\n");
+    write(dir.path(), "vm.yaml", &text);
+    let path = dir.path().to_string_lossy().into_owned();
+    let report = json(&kvlint(
+        &["check", &path, "--format", "json", "--fail-on", "none"],
+        None,
+    ));
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"KV4003"), "{codes:?}");
+    assert!(codes.contains(&"KV0017"), "unused suppression: {codes:?}");
+    assert!(
+        codes.contains(&"KV0018"),
+        "suppression without reason: {codes:?}"
+    );
+}
