@@ -225,6 +225,22 @@ impl Analysis<'_, '_> {
                     self.push(finding);
                 }
             }
+            MutateRefusal::Schema(paths) => {
+                for path in paths {
+                    let finding = self
+                        .view
+                        .finding(
+                            &rules::SCHEMA_VIOLATION,
+                            &FieldPath::parse(path),
+                            format!("{path} in body is a forbidden property"),
+                        )
+                        .with_help(format!(
+                            "KubeVirt {} does not have this field yet: remove it or target a newer release",
+                            self.profile.version
+                        ));
+                    self.push(finding);
+                }
+            }
             MutateRefusal::Inference { role, message } => {
                 let path = FieldPath::parse(&format!("spec.{}.inferFromVolume", role.field()));
                 let finding = self
@@ -666,7 +682,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
     }
     let rendered = match render::expand(render_input, specs, has_matchers(render_input), profile) {
         Ok(mut value) => {
-            render::shape::prune_unknown(&mut value);
+            render::shape::prune_unknown(&mut value, profile.version);
             render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
             if follow_stored {
                 strip_webhook_only(&mut value, &written);

@@ -26,37 +26,31 @@ pub struct Drift {
     pub leaves: Vec<FieldPath>,
 }
 
-/// The compared parts of a VM: metadata name, labels, annotations and spec (as the
-/// conformance suite and GitOps tools compare them; status is not compared).
-fn compared(vm: &Value) -> Value {
-    let mut out = Map::new();
-    let mut metadata = Map::new();
-    if let Some(meta) = vm.get("metadata").and_then(Value::as_object) {
-        for key in ["name", "labels", "annotations"] {
-            if let Some(value) = meta.get(key).filter(|v| !is_empty(v)) {
-                metadata.insert(key.to_owned(), value.clone());
-            }
-        }
-    }
-    out.insert("metadata".to_owned(), Value::Object(metadata));
-    out.insert(
-        "spec".to_owned(),
-        vm.get("spec").cloned().unwrap_or(Value::Object(Map::new())),
-    );
-    strip_nulls(&mut Value::Object(out))
-}
-
-fn strip_nulls(value: &mut Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter_mut()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), strip_nulls(v)))
-                .collect(),
+/// The compared parts of a VM, as (path, value) roots: metadata name, labels, annotations and
+/// spec (as the conformance suite and GitOps tools compare them; status is not compared).
+fn compared(vm: &Value) -> Vec<(Segment, Segment, Option<&Value>)> {
+    let meta = |key: &str| {
+        vm.get("metadata")
+            .and_then(|m| m.get(key))
+            .filter(|v| !is_empty(v))
+    };
+    vec![
+        (
+            Segment::Key("metadata".into()),
+            Segment::Key("name".into()),
+            meta("name"),
         ),
-        Value::Array(items) => Value::Array(items.iter_mut().map(strip_nulls).collect()),
-        other => other.clone(),
-    }
+        (
+            Segment::Key("metadata".into()),
+            Segment::Key("labels".into()),
+            meta("labels"),
+        ),
+        (
+            Segment::Key("metadata".into()),
+            Segment::Key("annotations".into()),
+            meta("annotations"),
+        ),
+    ]
 }
 
 fn is_empty(value: &Value) -> bool {
@@ -68,22 +62,34 @@ fn is_empty(value: &Value) -> bool {
     }
 }
 
+/// `null` counts as absent, as Go's decoder treats it.
+fn present(value: Option<&Value>) -> Option<&Value> {
+    value.filter(|v| !v.is_null())
+}
+
 /// Every leaf path under `value`; empty maps and lists are not leaves.
-fn leaves(value: &Value, path: &FieldPath, out: &mut BTreeSet<FieldPath>) {
+fn leaves(value: &Value, path: &mut Vec<Segment>, out: &mut BTreeSet<FieldPath>) {
     match value {
         Value::Object(map) if !map.is_empty() => {
             for (key, child) in map {
-                leaves(child, &path.key(key), out);
+                if child.is_null() {
+                    continue;
+                }
+                path.push(Segment::Key(key.clone()));
+                leaves(child, path, out);
+                path.pop();
             }
         }
         Value::Array(items) if !items.is_empty() => {
             for (i, child) in items.iter().enumerate() {
-                leaves(child, &path.index(i), out);
+                path.push(Segment::Index(i));
+                leaves(child, path, out);
+                path.pop();
             }
         }
-        Value::Object(_) | Value::Array(_) => {}
+        Value::Object(_) | Value::Array(_) | Value::Null => {}
         _ => {
-            out.insert(path.clone());
+            out.insert(FieldPath(path.clone()));
         }
     }
 }
@@ -95,23 +101,36 @@ fn same_scalar(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Leaves where `a` and `b` differ (a subtree on one side only counts leaf by leaf).
-fn changed_leaves(before: &Value, after: &Value, path: &FieldPath, out: &mut BTreeSet<FieldPath>) {
+/// Leaves where `before` and `after` differ (a subtree on one side only counts leaf by leaf).
+fn changed_leaves(
+    before: &Value,
+    after: &Value,
+    path: &mut Vec<Segment>,
+    out: &mut BTreeSet<FieldPath>,
+) {
     match (before, after) {
         (Value::Object(old), Value::Object(new)) => {
-            let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
-            for key in keys {
-                let sub = path.key(key);
-                match (old.get(key), new.get(key)) {
-                    (Some(was), Some(is)) => changed_leaves(was, is, &sub, out),
-                    (Some(only), None) | (None, Some(only)) => leaves(only, &sub, out),
-                    (None, None) => {}
+            for (key, was) in old {
+                path.push(Segment::Key(key.clone()));
+                match present(new.get(key)) {
+                    Some(is) if !was.is_null() => changed_leaves(was, is, path, out),
+                    _ => leaves(was, path, out),
+                }
+                path.pop();
+            }
+            for (key, is) in new {
+                if present(old.get(key)).is_none() {
+                    path.push(Segment::Key(key.clone()));
+                    leaves(is, path, out);
+                    path.pop();
                 }
             }
         }
         (Value::Array(old), Value::Array(new)) if old.len() == new.len() => {
             for (i, (was, is)) in old.iter().zip(new).enumerate() {
-                changed_leaves(was, is, &path.index(i), out);
+                path.push(Segment::Index(i));
+                changed_leaves(was, is, path, out);
+                path.pop();
             }
         }
         _ if same_scalar(before, after) => {}
@@ -119,10 +138,36 @@ fn changed_leaves(before: &Value, after: &Value, path: &FieldPath, out: &mut BTr
             leaves(before, path, out);
             leaves(after, path, out);
             if !is_empty(before) || !is_empty(after) {
-                out.insert(path.clone());
+                out.insert(FieldPath(path.clone()));
             }
         }
     }
+}
+
+/// The changed leaves between two VMs, over the compared parts.
+fn changed_between(written: &Value, stored: &Value) -> BTreeSet<FieldPath> {
+    let mut out = BTreeSet::new();
+    let mut path = Vec::new();
+    let empty = Value::Object(serde_json::Map::new());
+    for ((parent, key, was), (_, _, is)) in compared(written).into_iter().zip(compared(stored)) {
+        path.push(parent);
+        path.push(key);
+        changed_leaves(
+            was.unwrap_or(&empty),
+            is.unwrap_or(&empty),
+            &mut path,
+            &mut out,
+        );
+        path.clear();
+    }
+    path.push(Segment::Key("spec".into()));
+    let spec = |vm: &Value| {
+        present(vm.get("spec"))
+            .cloned()
+            .unwrap_or_else(|| empty.clone())
+    };
+    changed_leaves(&spec(written), &spec(stored), &mut path, &mut out);
+    out
 }
 
 fn at<'v>(value: &'v Value, path: &FieldPath) -> Option<&'v Value> {
@@ -204,7 +249,7 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
 fn widest_path(
     leaf: &FieldPath,
     rule: &'static Rule,
-    every: &BTreeSet<FieldPath>,
+    sides: (&Value, &Value),
     changed: &[(FieldPath, &'static Rule)],
 ) -> FieldPath {
     let mut best = leaf.clone();
@@ -212,12 +257,15 @@ fn widest_path(
     let mut candidate = leaf.clone();
     while candidate.0.len() > 2 {
         candidate.0.pop();
-        let under: Vec<&FieldPath> = every.iter().filter(|p| p.starts_with(&candidate)).collect();
-        let all_changed = under.iter().all(|p| {
-            changed
-                .iter()
-                .any(|(c, r)| c == *p && std::ptr::eq(*r, rule))
-        });
+        let mut under = BTreeSet::new();
+        for side in [sides.0, sides.1] {
+            if let Some(value) = at(side, &candidate) {
+                leaves(value, &mut candidate.0.clone(), &mut under);
+            }
+        }
+        let all_changed = under
+            .iter()
+            .all(|p| changed.iter().any(|(c, r)| c == p && r.code == rule.code));
         if !all_changed {
             break;
         }
@@ -373,13 +421,11 @@ fn explain(
 
 /// Every predicted change between the manifest and what KubeVirt stores.
 pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) -> Vec<Drift> {
-    let before = compared(written_vm);
-    let after = compared(stored_vm);
-    let mut changed_set = BTreeSet::new();
-    changed_leaves(&before, &after, &FieldPath::root(), &mut changed_set);
-    let mut every = BTreeSet::new();
-    leaves(&before, &FieldPath::root(), &mut every);
-    leaves(&after, &FieldPath::root(), &mut every);
+    let changed_set = changed_between(written_vm, stored_vm);
+    if changed_set.is_empty() {
+        return Vec::new();
+    }
+    let (before, after) = (written_vm, stored_vm);
     let changed: Vec<(FieldPath, &'static Rule)> = changed_set
         .into_iter()
         .map(|leaf| {
@@ -389,7 +435,12 @@ pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) 
         .collect();
     let widened: BTreeSet<(FieldPath, &'static str)> = changed
         .iter()
-        .map(|(leaf, rule)| (widest_path(leaf, rule, &every, &changed), rule.code))
+        .map(|(leaf, rule)| {
+            (
+                widest_path(leaf, rule, (before, after), &changed),
+                rule.code,
+            )
+        })
         .collect();
     let mut out = Vec::new();
     for (path, code) in &widened {
@@ -404,8 +455,8 @@ pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) 
             .find(|(leaf, r)| r.code == *code && leaf.starts_with(path))
             .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, r)| *r);
         let path = path.clone();
-        let written = at(&before, &path).cloned();
-        let stored = at(&after, &path).cloned();
+        let written = at(before, &path).cloned();
+        let stored = at(after, &path).cloned();
         let (message, help) = explain(rule, &path, written.as_ref(), stored.as_ref(), version);
         let leaves = changed
             .iter()

@@ -21,6 +21,8 @@ pub enum MutateRefusal {
     Matcher(Vec<Cause>),
     /// Inference failed and may not be ignored: HTTP 400 with this message and no causes.
     Inference { role: MatcherRole, message: String },
+    /// The OpenAPI schema check of the preamble: fields this release does not have.
+    Schema(Vec<String>),
 }
 
 /// The outcome of the mutating webhook.
@@ -110,6 +112,16 @@ pub fn mutate(
     create: bool,
 ) -> Mutation {
     let mut out = vm_json.clone();
+    let newer = crate::render::shape::newer_fields(vm_json, profile.version);
+    if !newer.is_empty() {
+        return Mutation {
+            vm: out,
+            refusal: Some(MutateRefusal::Schema(
+                newer.iter().map(ToString::to_string).collect(),
+            )),
+            inferred: false,
+        };
+    }
     if vm_json
         .pointer("/metadata/deletionTimestamp")
         .is_some_and(|v| !v.is_null())
@@ -188,7 +200,7 @@ pub fn mutate(
     }
     // The API server prunes fields the CRD does not know; the webhook's patch then replaces
     // spec and metadata with Go's serialisation of the result.
-    crate::render::shape::prune_unknown(&mut out);
+    crate::render::shape::prune_unknown(&mut out, profile.version);
     crate::render::shape::normalize_vm(&mut out, &crate::quantity::canonical_json);
     Mutation {
         vm: out,

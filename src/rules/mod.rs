@@ -63,6 +63,10 @@ rules! {
         "The object uses a deprecated API version.";
     DEPRECATED_FIELD = "KV0013", "deprecated-field", Deprecation, Warning,
         "An instance type or preference uses a deprecated field or value.";
+    UNKNOWN_FIELD = "KV0014", "unknown-field", Schema, Error,
+        "A field the schema does not declare; the API server drops it without an error.";
+    SCHEMA_VIOLATION = "KV0015", "schema-violation", Schema, Error,
+        "A field does not match the schema (type, required, range, pattern); the API server refuses the object.";
     DEPRECATED_RUNNING = "KV0016", "deprecated-running", Deprecation, Warning,
         "spec.running is deprecated in favour of spec.runStrategy.";
     UNUSED_SUPPRESSION = "KV0017", "unused-suppression", Info, Warning,

@@ -30,7 +30,7 @@ mod kubevirt;
 mod tests;
 mod unknown;
 
-pub(crate) use unknown::prune_unknown;
+pub(crate) use unknown::{newer_fields, prune_unknown};
 
 /// A field of a Go struct, named by its JSON tag. Embedded (`json:",inline"`) structs are
 /// flattened into the embedding struct at the place Go puts them.

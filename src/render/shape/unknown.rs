@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{Shape, VIRTUAL_MACHINE};
+use crate::profile::KubeVirtVersion;
 use crate::yaml::FieldPath;
 
 fn walk(shape: &Shape, value: &Value, path: &FieldPath, out: &mut Vec<FieldPath>) {
@@ -33,9 +34,38 @@ fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
     out
 }
 
-/// Removes the fields `unknown_fields` finds, as the API server's pruning does.
-pub(crate) fn prune_unknown(vm: &mut Value) {
-    for path in unknown_fields(vm).iter().rev() {
+/// VM fields newer than some KubeVirt releases: (path below the VM, first release with it).
+/// Older API servers refuse them as forbidden properties and Go's decoder drops them.
+const FIELDS_SINCE: &[(&str, KubeVirtVersion)] = &[
+    (
+        "spec.template.spec.domain.ioThreads",
+        KubeVirtVersion::new(1, 5),
+    ),
+    (
+        "spec.template.spec.domain.devices.panicDevices",
+        KubeVirtVersion::new(1, 6),
+    ),
+];
+
+/// Fields of `vm` that `version`'s VM type does not have yet.
+pub(crate) fn newer_fields(vm: &Value, version: KubeVirtVersion) -> Vec<FieldPath> {
+    FIELDS_SINCE
+        .iter()
+        .filter(|(_, since)| version < *since)
+        .map(|(path, _)| FieldPath::parse(path))
+        .filter(|path| {
+            let pointer = crate::output::ignore::json_pointer(path);
+            vm.pointer(&pointer).is_some_and(|v| !v.is_null())
+        })
+        .collect()
+}
+
+/// Removes the fields `unknown_fields` finds (and those `version` does not know yet), as the
+/// API server's pruning does.
+pub(crate) fn prune_unknown(vm: &mut Value, version: KubeVirtVersion) {
+    let mut paths = unknown_fields(vm);
+    paths.extend(newer_fields(vm, version));
+    for path in paths.iter().rev() {
         let Some((crate::yaml::Segment::Key(key), parent)) = path.0.split_last() else {
             continue;
         };
@@ -69,7 +99,7 @@ mod tests {
                 "spec.template.spec.domain.cpus",
             ]
         );
-        prune_unknown(&mut vm);
+        prune_unknown(&mut vm, KubeVirtVersion::LATEST);
         assert!(unknown_fields(&vm).is_empty());
         assert_eq!(vm["spec"]["runStrategy"], "Always");
     }
