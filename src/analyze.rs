@@ -490,6 +490,21 @@ impl Analysis<'_, '_> {
     }
 }
 
+/// The closest known name to a misspelled field, when one is close: case-insensitive equality
+/// first, then a small edit distance.
+pub fn did_you_mean<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(exact) = known.iter().find(|k| k.to_ascii_lowercase() == lower) {
+        return Some(exact);
+    }
+    known
+        .iter()
+        .map(|k| (strsim::levenshtein(&k.to_ascii_lowercase(), &lower), *k))
+        .filter(|(distance, k)| *distance <= 2.max(k.len() / 5))
+        .min()
+        .map(|(_, k)| k)
+}
+
 fn has_matchers(vm: &Value) -> bool {
     let spec = vm.get("spec");
     ["instancetype", "preference"]
@@ -622,6 +637,23 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         }
     }
 
+    for path in render::shape::unknown_fields(&written) {
+        let name = match path.0.last() {
+            Some(crate::yaml::Segment::Key(key)) => key.clone(),
+            _ => continue,
+        };
+        let siblings = render::shape::sibling_fields(&path);
+        let suggestion = did_you_mean(&name, &siblings);
+        let mut finding = analysis.view.finding(
+            &rules::UNKNOWN_FIELD,
+            &path,
+            format!("`{name}` is not a field of KubeVirt's VirtualMachine here: the API server drops it without an error"),
+        );
+        if let Some(suggestion) = suggestion {
+            finding = finding.with_help(format!("did you mean `{suggestion}`?"));
+        }
+        analysis.push(finding);
+    }
     let runtime = crate::runtime::vm_findings(object, &analysis.view.base, &written);
     analysis.findings.extend(runtime);
     if mutation.refusal.is_none() {

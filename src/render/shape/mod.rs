@@ -30,7 +30,7 @@ mod kubevirt;
 mod tests;
 mod unknown;
 
-pub(crate) use unknown::{newer_fields, prune_unknown};
+pub(crate) use unknown::{newer_fields, prune_unknown, sibling_fields, unknown_fields};
 
 /// A field of a Go struct, named by its JSON tag. Embedded (`json:",inline"`) structs are
 /// flattened into the embedding struct at the place Go puts them.
@@ -99,10 +99,6 @@ pub(crate) enum Kind {
 }
 
 /// One step of a JSON path below the `VirtualMachine` root: an object key or a list index.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "kept for schema lookups by path")
-)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathSegment<'a> {
     Key(&'a str),
@@ -196,10 +192,6 @@ pub(crate) fn normalize_vm(vm: &mut Value, canonical_quantity: &dyn Fn(&Value) -
 /// Keys select struct fields and map values, indices select list elements; the empty path is
 /// the `VirtualMachine` itself. Below a shape whose content is not described (the VM status,
 /// `managedFields[].fieldsV1`) every path answers that same shape.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "kept for schema lookups by path")
-)]
 pub(crate) fn shape_at(path: &[PathSegment<'_>]) -> Option<&'static Shape> {
     let mut shape: &'static Shape = &VIRTUAL_MACHINE;
     for segment in path {

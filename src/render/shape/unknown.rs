@@ -28,10 +28,30 @@ fn walk(shape: &Shape, value: &Value, path: &FieldPath, out: &mut Vec<FieldPath>
 
 /// Paths of the fields of `vm` that KubeVirt's `VirtualMachine` type does not have, in
 /// document order.
-fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
+pub(crate) fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
     let mut out = Vec::new();
     walk(&VIRTUAL_MACHINE, vm, &FieldPath::root(), &mut out);
     out
+}
+
+/// The field names KubeVirt's VM type has next to the (unknown) field at `path`.
+pub(crate) fn sibling_fields(path: &FieldPath) -> Vec<&'static str> {
+    let Some((_, parent)) = path.0.split_last() else {
+        return Vec::new();
+    };
+    let segments: Vec<super::PathSegment<'_>> = parent
+        .iter()
+        .map(|segment| match segment {
+            crate::yaml::Segment::Key(key) => super::PathSegment::Key(key),
+            crate::yaml::Segment::Index(i) => super::PathSegment::Index(*i),
+        })
+        .collect();
+    match super::shape_at(&segments) {
+        Some(Shape::Struct(fields) | Shape::PtrStruct(fields)) => {
+            fields.iter().map(|f| f.json).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// VM fields newer than some KubeVirt releases: (path below the VM, first release with it).
