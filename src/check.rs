@@ -30,6 +30,8 @@ pub struct Options {
     pub baseline: Option<std::path::PathBuf>,
     /// Keep source texts for reports that quote them.
     pub keep_sources: bool,
+    /// `--schema-location` values: JSON Schemas for kinds without a built-in schema.
+    pub schema_locations: Vec<String>,
 }
 
 /// Options after merging the configuration file.
@@ -261,12 +263,20 @@ pub fn run(options: &Options) -> Result<Report, Error> {
             .iter()
             .flat_map(crate::runtime::object_findings),
     );
-    findings.extend(
-        loaded
-            .objects
-            .iter()
-            .flat_map(|object| crate::admission::objects::check_object(object, profile.version)),
-    );
+    let locations =
+        crate::schema::load_locations(&options.schema_locations).map_err(Error::Usage)?;
+    for object in &loaded.objects {
+        findings.extend(crate::schema::check_object_for_release(
+            object,
+            profile.version,
+        ));
+        findings.extend(crate::schema::check_vm_matchers(object));
+        findings.extend(crate::schema::check_with_locations(object, &locations));
+        findings.extend(crate::admission::objects::check_object(
+            object,
+            profile.version,
+        ));
+    }
 
     let vms: Vec<&Object> = loaded
         .objects

@@ -25,6 +25,9 @@ pub enum Command {
     Render(RenderArgs),
     /// Print an Argo CD ignoreDifferences block for the drift kvlint predicts.
     IgnoreDifferences(IgnoreArgs),
+    /// Compare two revisions: what a change does to every VM, and what KubeVirt does with it.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
     /// List every rule: code, name, category, default severity, summary.
     Rules(RulesArgs),
     /// Explain one rule (by code or name).
@@ -117,6 +120,11 @@ pub struct InputArgs {
     /// Ignore any configuration file.
     #[arg(long)]
     pub no_config: bool,
+    /// JSON Schemas for other kinds, in kubeconform's layout: a directory or a path template
+    /// with `{{ .ResourceKind }}`, `{{ .ResourceAPIVersion }}`, `{{ .Group }}`, `{{ .KindSuffix }}`
+    /// (repeatable; local files only).
+    #[arg(long = "schema-location", value_name = "DIR_OR_TEMPLATE")]
+    pub schema_locations: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -153,4 +161,36 @@ pub struct RenderArgs {
     /// Write one file per VM into this directory instead of standard output.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+}
+
+const DIFF_HELP: &str = "Sides:\n  kvlint diff BASE HEAD               two directories (or files)\n  kvlint diff --base REF [PATH ...]   PATH (default .) at git revision REF against the working tree\n  kvlint diff --base REF --head REF   two git revisions of the repository around the current directory\n\nExit codes:\n  0  no change is rejected and none introduces a finding at or above --fail-on\n  1  a change is rejected, or introduces a finding at or above --fail-on\n  2  usage, I/O or git error";
+
+/// `--format` of `diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Semantic summary and unified diff per VM, for the terminal (the default).
+    Text,
+    /// A summary table and a collapsible section per VM, for pull-request comments and step summaries.
+    Markdown,
+    /// The stable machine-readable form.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Read the base side from this git revision of the repository around the current directory.
+    #[arg(long, value_name = "GIT_REF")]
+    pub base: Option<String>,
+    /// Read the head side from this git revision instead of the working tree (needs --base).
+    #[arg(long, value_name = "GIT_REF", requires = "base")]
+    pub head: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// Exit with 1 when the change introduces a finding of this severity or a higher one (a
+    /// rejected change always counts, unless `none`).
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }

@@ -10,12 +10,14 @@ use clap::Parser;
 
 use kvlint::check::{self, Options, Report};
 use kvlint::cli::{
-    CheckArgs, Cli, ColorChoice, Command, DocFormat, ExplainArgs, FailOn, IgnoreFormat, InputArgs,
-    RenderArgs,
+    CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
+    IgnoreFormat, InputArgs, RenderArgs,
 };
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
+use kvlint::diff::{self, Inputs};
 use kvlint::error::Error;
+use kvlint::git_tree;
 use kvlint::output::{self, CheckFormat, RenderFormat};
 use kvlint::source::Selection;
 
@@ -50,6 +52,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         },
         baseline: None,
         keep_sources,
+        schema_locations: input.schema_locations.clone(),
     })
 }
 
@@ -179,6 +182,100 @@ fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One side of `kvlint diff`: the report and the inputs of `paths`, or empty without paths.
+fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Report, Inputs), Error> {
+    if paths.is_empty() {
+        return Ok((Report::default(), Inputs::default()));
+    }
+    let mut options = options(input, false)?;
+    options.selection.paths = paths;
+    Ok((check::run(&options)?, diff::load_inputs(&options)?))
+}
+
+/// A side read from a git revision; its files are renamed to the working tree's names.
+fn tree_side(input: &InputArgs, tree: &git_tree::Tree) -> Result<(Report, Inputs), Error> {
+    let mut mapped = Vec::new();
+    for path in &input.paths {
+        let m = tree.map(path)?;
+        if m.exists {
+            mapped.push(m);
+        }
+    }
+    let (mut report, mut inputs) =
+        diff_side(input, mapped.iter().map(|m| m.path.clone()).collect())?;
+    for m in &mapped {
+        diff::relabel(&mut report, &m.display_from, &m.display_to);
+        inputs.relabel(&m.display_from, &m.display_to);
+    }
+    Ok((report, inputs))
+}
+
+/// How the source module names the files under a path given on the command line.
+fn display_prefix(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let text = text.strip_prefix("./").unwrap_or(&text);
+    match text {
+        "." | "" => String::new(),
+        t if path.is_dir() && !t.ends_with('/') => format!("{t}/"),
+        t => t.to_owned(),
+    }
+}
+
+fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
+    let input = &args.input;
+    if input.stdin_filename.is_some() || input.paths.iter().any(|p| p.as_os_str() == "-") {
+        return Err(Error::Usage(
+            "kvlint diff reads files and directories, not standard input".to_owned(),
+        ));
+    }
+    let ((base, base_inputs), (head, head_inputs)) = match &args.base {
+        None => {
+            let [base_path, head_path] = input.paths.as_slice() else {
+                return Err(Error::Usage(
+                    "kvlint diff needs BASE and HEAD (two directories or files), or --base GIT_REF"
+                        .to_owned(),
+                ));
+            };
+            let (mut base, mut base_inputs) = diff_side(input, vec![base_path.clone()])?;
+            let head = diff_side(input, vec![head_path.clone()])?;
+            // The base's files take the head's names, so that findings compare across sides.
+            let (from, to) = (display_prefix(base_path), display_prefix(head_path));
+            diff::relabel(&mut base, &from, &to);
+            base_inputs.relabel(&from, &to);
+            ((base, base_inputs), head)
+        }
+        Some(base_ref) => {
+            let base_tree = git_tree::materialise(base_ref)?;
+            let base = tree_side(input, &base_tree)?;
+            let head = if let Some(head_ref) = &args.head {
+                tree_side(input, &git_tree::materialise(head_ref)?)?
+            } else {
+                // A path deleted in the working tree is an empty head side.
+                let present = input.paths.iter().filter(|p| p.exists()).cloned().collect();
+                diff_side(input, present)?
+            };
+            (base, head)
+        }
+    };
+    let diff = diff::diff_with(&base, &base_inputs, &head, &head_inputs);
+    write_stdout(&match args.format {
+        DiffFormat::Text => diff::text(&diff),
+        DiffFormat::Markdown => diff::markdown(&diff),
+        DiffFormat::Json => diff::json(&diff),
+    })?;
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::None => None,
+    };
+    Ok(if diff.fails(threshold) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
@@ -193,6 +290,7 @@ fn main() -> ExitCode {
                 })
             })
             .map(|()| ExitCode::SUCCESS),
+        Command::Diff(args) => run_diff(args),
         Command::Rules(args) => write_stdout(&match args.format {
             DocFormat::Text => kvlint::docs::rules_text(),
             DocFormat::Json => kvlint::docs::rules_json(),

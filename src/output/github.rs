@@ -1,0 +1,342 @@
+//! `--format github`: GitHub Actions workflow commands that annotate the changed files.
+//!
+//! GitHub shows at most 10 error, 10 warning and 10 notice annotations per step, so the most
+//! severe findings go first and at most [`MAX_PER_SEVERITY`] of each are emitted; a closing
+//! notice says how many were left out. The full report belongs in the step summary
+//! ([`step_summary`]) and the SARIF upload.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::check::Report;
+use crate::diag::{Finding, Severity};
+
+/// GitHub's limit of annotations of one kind per step.
+pub const MAX_PER_SEVERITY: usize = 10;
+
+/// Escapes the message of a workflow command.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes the value of a workflow command property (`file=`, `title=`, ...).
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn command(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
+}
+
+/// Whether kvlint's name for a source is a placeholder (`<stdin>`, `<built-in catalog …>`)
+/// rather than a path in the repository.
+fn is_placeholder(file: &str) -> bool {
+    file.starts_with('<') && file.ends_with('>')
+}
+
+fn annotation(finding: &Finding) -> String {
+    let mut properties = Vec::new();
+    let file = &*finding.location.file;
+    let span = finding.location.span;
+    if !is_placeholder(file) {
+        properties.push(format!("file={}", escape_property(file)));
+        if span.start.line > 0 {
+            // kvlint's end is exclusive: a span that ends at column 1 ends on the line before.
+            let end_line = if span.end.line > span.start.line && span.end.column <= 1 {
+                span.end.line - 1
+            } else {
+                span.end.line.max(span.start.line)
+            };
+            properties.push(format!("line={}", span.start.line));
+            // GitHub accepts columns only for an annotation on one line; its end column is the
+            // last character, kvlint's the one after it.
+            if span.end.line == span.start.line && span.start.column > 0 {
+                let col = span.start.column;
+                let end_column = span.end.column.saturating_sub(1).max(col);
+                properties.push(format!("col={col}"));
+                properties.push(format!("endLine={end_line}"));
+                properties.push(format!("endColumn={end_column}"));
+            } else {
+                properties.push(format!("endLine={end_line}"));
+            }
+        }
+    }
+    properties.push(format!(
+        "title={}",
+        escape_property(&format!("{} {}", finding.rule.code, finding.rule.name))
+    ));
+    let mut message = finding.message.clone();
+    if is_placeholder(file) {
+        message = format!("{file}: {message}");
+    }
+    if let Some(help) = &finding.help {
+        let _ = write!(message, "\nhelp: {help}");
+    }
+    for related in &finding.related {
+        let start = related.location.span.start;
+        let _ = write!(
+            message,
+            "\n{}:{}:{}: {}",
+            related.location.file, start.line, start.column, related.message
+        );
+    }
+    format!(
+        "::{} {}::{}\n",
+        command(finding.severity),
+        properties.join(","),
+        escape_data(message.trim_end())
+    )
+}
+
+/// The workflow commands for the report: errors, then warnings, then notices, each in the
+/// report's order and at most [`MAX_PER_SEVERITY`] of each, then a notice counting the rest.
+pub fn report(report: &Report) -> String {
+    let mut out = String::new();
+    let mut left_out = 0;
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        let mut shown = 0;
+        for finding in report.findings.iter().filter(|f| f.severity == severity) {
+            if shown < MAX_PER_SEVERITY {
+                out.push_str(&annotation(finding));
+                shown += 1;
+            } else {
+                left_out += 1;
+            }
+        }
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "::notice title=kvlint::{left_out} more findings not shown as annotations; see the step summary"
+        );
+    }
+    out
+}
+
+fn step_summary_at(path: Option<OsString>, report: &Report) -> Option<(PathBuf, String)> {
+    let path = path.filter(|p| !p.is_empty())?;
+    Some((PathBuf::from(path), crate::output::markdown::report(report)))
+}
+
+/// Where GitHub Actions reads the step summary (`$GITHUB_STEP_SUMMARY`) and the Markdown report
+/// to append there; `None` outside GitHub Actions.
+pub fn step_summary(report: &Report) -> Option<(PathBuf, String)> {
+    step_summary_at(std::env::var_os("GITHUB_STEP_SUMMARY"), report)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::diag::{Location, Related};
+    use crate::rules;
+    use crate::yaml::{Pos, Span};
+
+    fn location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Location {
+        Location {
+            file: Arc::from(file),
+            span: Span {
+                start: Pos {
+                    line,
+                    column,
+                    index: 0,
+                },
+                end: Pos {
+                    line: end_line,
+                    column: end_column,
+                    index: 0,
+                },
+            },
+        }
+    }
+
+    fn at_line(rule: &'static rules::Rule, line: u32) -> Finding {
+        Finding::new(
+            rule,
+            location("vm.yaml", line, 3, line, 8),
+            format!("line {line}"),
+        )
+    }
+
+    #[test]
+    fn one_line_annotation() {
+        let finding = Finding::new(
+            &rules::INSTANCETYPE_CONFLICT,
+            location("apps/db/vm.yaml", 17, 11, 17, 22),
+            "VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type",
+        );
+        let report_ = Report {
+            findings: vec![finding],
+            ..Report::default()
+        };
+        assert_eq!(
+            report(&report_),
+            "::error file=apps/db/vm.yaml,line=17,col=11,endLine=17,endColumn=21,title=KV1001 instancetype-conflict::VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type\n"
+        );
+    }
+
+    #[test]
+    fn multi_line_spans_have_no_columns() {
+        let finding = Finding::new(
+            &rules::STATUS_COMMITTED,
+            location("vm.yaml", 20, 1, 25, 7),
+            "status",
+        );
+        let text = report(&Report {
+            findings: vec![finding],
+            ..Report::default()
+        });
+        assert_eq!(
+            text,
+            "::warning file=vm.yaml,line=20,endLine=25,title=KV4002 status-committed::status\n"
+        );
+    }
+
+    #[test]
+    fn a_span_ending_at_column_one_ends_on_the_line_before() {
+        let findings = vec![
+            Finding::new(
+                &rules::UNRESOLVED_PREFERENCE,
+                location("vm.yaml", 10, 3, 12, 1),
+                "a",
+            )
+            .with_help("trailing newline\n"),
+            Finding::new(
+                &rules::UNRESOLVED_PREFERENCE,
+                location("vm.yaml", 14, 3, 15, 1),
+                "b",
+            ),
+        ];
+        let text = report(&Report {
+            findings,
+            ..Report::default()
+        });
+        assert_eq!(
+            text,
+            "::error file=vm.yaml,line=10,endLine=11,title=KV1007 unresolved-preference::a%0Ahelp: trailing newline\n\
+             ::error file=vm.yaml,line=14,endLine=14,title=KV1007 unresolved-preference::b\n"
+        );
+    }
+
+    #[test]
+    fn escapes_messages_and_properties() {
+        assert_eq!(escape_data("50% a\r\nb: c, d"), "50%25 a%0D%0Ab: c, d");
+        assert_eq!(escape_property("a:b,c%\nd"), "a%3Ab%2Cc%25%0Ad");
+        let finding = Finding::new(
+            &rules::SKIPPED_FILE,
+            location("dir,with:odd%name.yaml", 1, 1, 1, 2),
+            "100% skipped\nsecond line",
+        )
+        .with_help("use: this, that");
+        let text = report(&Report {
+            findings: vec![finding],
+            ..Report::default()
+        });
+        assert_eq!(
+            text,
+            "::notice file=dir%2Cwith%3Aodd%25name.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV0006 not-a-manifest::100%25 skipped%0Asecond line%0Ahelp: use: this, that\n"
+        );
+    }
+
+    #[test]
+    fn related_locations_are_listed_in_the_message() {
+        let finding = Finding::new(
+            &rules::DUPLICATE_OBJECT,
+            location("b.yaml", 1, 1, 1, 5),
+            "defined twice",
+        )
+        .with_related(Related {
+            location: location("a.yaml", 3, 2, 3, 6),
+            message: "first defined here".into(),
+        });
+        let text = report(&Report {
+            findings: vec![finding],
+            ..Report::default()
+        });
+        assert!(
+            text.ends_with("::defined twice%0Aa.yaml:3:2: first defined here\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn placeholder_sources_have_no_file() {
+        let finding = Finding::new(&rules::YAML_SYNTAX, location("<stdin>", 2, 1, 2, 3), "bad");
+        let text = report(&Report {
+            findings: vec![finding],
+            ..Report::default()
+        });
+        assert_eq!(text, "::error title=KV0001 yaml-syntax::<stdin>: bad\n");
+    }
+
+    #[test]
+    fn most_severe_first_at_most_ten_of_each() {
+        let mut findings = Vec::new();
+        for line in 1..=12 {
+            findings.push(at_line(&rules::SKIPPED_FILE, line));
+        }
+        for line in 13..=25 {
+            findings.push(at_line(&rules::DEPRECATED_RUNNING, line));
+        }
+        for line in 26..=28 {
+            findings.push(at_line(&rules::YAML_SYNTAX, line));
+        }
+        let text = report(&Report {
+            findings,
+            ..Report::default()
+        });
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3 + 10 + 10 + 1);
+        assert!(lines[..3].iter().all(|l| l.starts_with("::error ")));
+        assert!(lines[0].ends_with("::line 26"), "{}", lines[0]);
+        assert!(lines[2].ends_with("::line 28"));
+        assert!(lines[3..13].iter().all(|l| l.starts_with("::warning ")));
+        assert!(lines[3].ends_with("::line 13"));
+        assert!(lines[12].ends_with("::line 22"));
+        assert!(
+            lines[13..23]
+                .iter()
+                .all(|l| l.starts_with("::notice file="))
+        );
+        assert!(lines[13].ends_with("::line 1"));
+        assert!(lines[22].ends_with("::line 10"));
+        // 3 warnings and 2 infos were left out.
+        assert_eq!(
+            lines[23],
+            "::notice title=kvlint::5 more findings not shown as annotations; see the step summary"
+        );
+    }
+
+    #[test]
+    fn no_closing_notice_when_everything_fits() {
+        let findings = (1..=10)
+            .map(|line| at_line(&rules::YAML_SYNTAX, line))
+            .collect();
+        let text = report(&Report {
+            findings,
+            ..Report::default()
+        });
+        assert_eq!(text.lines().count(), 10);
+        assert!(!text.contains("more findings"));
+        assert_eq!(report(&Report::default()), "");
+    }
+
+    #[test]
+    fn step_summary_needs_the_variable() {
+        let report_ = Report::default();
+        assert!(step_summary_at(None, &report_).is_none());
+        assert!(step_summary_at(Some(OsString::new()), &report_).is_none());
+        let (path, text) =
+            step_summary_at(Some(OsString::from("/tmp/summary.md")), &report_).unwrap();
+        assert_eq!(path, PathBuf::from("/tmp/summary.md"));
+        assert_eq!(text, crate::output::markdown::report(&report_));
+    }
+}

@@ -1,0 +1,266 @@
+//! `--format markdown`: a compact report for pull-request comments and GitHub step summaries.
+//!
+//! A heading, the counts, and one table row per finding: errors first, then warnings, then
+//! infos, each in the report's order. A pull-request comment holds at most 65,536 characters,
+//! so the table stops after [`MAX_ROWS`] rows and says how many findings it left out.
+
+use std::fmt::Write as _;
+
+use crate::check::Report;
+use crate::diag::{Finding, ObjectRef, Severity};
+use crate::docs::rule_url;
+
+/// The most findings listed in the table.
+pub const MAX_ROWS: usize = 100;
+
+/// `Kind namespace/name`, or `Kind name` for a cluster-scoped object.
+pub(crate) fn object_label(object: &ObjectRef) -> String {
+    match &object.namespace {
+        Some(namespace) => format!("{} {namespace}/{}", object.kind, object.name),
+        None => format!("{} {}", object.kind, object.name),
+    }
+}
+
+fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+/// Escapes text for a table cell: `|` never ends the cell, a line break becomes `<br>`, and
+/// outside code spans `<`, `>` and `&` are shown as written instead of read as HTML.
+fn escape_cell(text: &str) -> String {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let parts: Vec<&str> = text.split('`').collect();
+    // An odd number of backticks cannot pair up: show them all literally.
+    let balanced = parts.len() % 2 == 1;
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if balanced { "`" } else { "\\`" });
+        }
+        let in_code = balanced && i % 2 == 1;
+        for ch in part.chars() {
+            match ch {
+                '|' => out.push_str("\\|"),
+                '\n' if in_code => out.push(' '),
+                '\n' => out.push_str("<br>"),
+                '<' if !in_code => out.push_str("&lt;"),
+                '>' if !in_code => out.push_str("&gt;"),
+                '&' if !in_code => out.push_str("&amp;"),
+                '\\' if !in_code => out.push_str("\\\\"),
+                _ => out.push(ch),
+            }
+        }
+    }
+    out
+}
+
+fn severity_rank(severity: Severity) -> u8 {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    }
+}
+
+fn row(out: &mut String, finding: &Finding) {
+    let line = finding.location.span.start.line;
+    let location = if line == 0 {
+        finding.location.file.to_string()
+    } else {
+        format!("{}:{line}", finding.location.file)
+    };
+    let object = finding
+        .object
+        .as_ref()
+        .map_or_else(String::new, object_label);
+    let _ = writeln!(
+        out,
+        "| {} | [{}]({}) {} | {} | {} | {} |",
+        finding.severity,
+        finding.rule.code,
+        rule_url(finding.rule),
+        finding.rule.name,
+        escape_cell(&location),
+        escape_cell(&object),
+        escape_cell(&finding.message),
+    );
+}
+
+/// The Markdown report, newline-terminated.
+pub fn report(report: &Report) -> String {
+    let summary = &report.summary;
+    let mut out = String::from("## kvlint\n\n");
+    let errors = plural(summary.errors, "error", "errors");
+    let _ = writeln!(
+        out,
+        "{}, {}, {} · {} checked · {} of {} rendered",
+        if summary.errors > 0 {
+            format!("**{errors}**")
+        } else {
+            errors
+        },
+        plural(summary.warnings, "warning", "warnings"),
+        plural(summary.infos, "info", "infos"),
+        plural(summary.files, "file", "files"),
+        summary.rendered,
+        plural(summary.vms, "VM", "VMs"),
+    );
+    out.push('\n');
+    if report.findings.is_empty() {
+        out.push_str("No findings.\n");
+        return out;
+    }
+    let mut findings: Vec<&Finding> = report.findings.iter().collect();
+    findings.sort_by_key(|f| severity_rank(f.severity));
+    out.push_str("| Severity | Rule | Location | Object | Message |\n");
+    out.push_str("| --- | --- | --- | --- | --- |\n");
+    for finding in findings.iter().take(MAX_ROWS) {
+        row(&mut out, finding);
+    }
+    if findings.len() > MAX_ROWS {
+        let _ = writeln!(
+            out,
+            "\n{} not listed; run `kvlint check` for the full report.",
+            plural(
+                findings.len() - MAX_ROWS,
+                "more finding is",
+                "more findings are"
+            )
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::check::Summary;
+    use crate::diag::Location;
+    use crate::rules;
+    use crate::yaml::{Pos, Span};
+
+    fn location(file: &str, line: u32) -> Location {
+        let start = Pos {
+            line,
+            column: 3,
+            index: 0,
+        };
+        Location {
+            file: Arc::from(file),
+            span: Span {
+                start,
+                end: Pos { column: 9, ..start },
+            },
+        }
+    }
+
+    fn counted(findings: Vec<Finding>) -> Report {
+        let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
+        let summary = Summary {
+            files: 2,
+            vms: 2,
+            rendered: 1,
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+            ..Summary::default()
+        };
+        Report {
+            findings,
+            summary,
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn clean_report() {
+        let report_ = Report {
+            summary: Summary {
+                files: 1,
+                vms: 1,
+                rendered: 1,
+                ..Summary::default()
+            },
+            ..Report::default()
+        };
+        assert_eq!(
+            report(&report_),
+            "## kvlint\n\n0 errors, 0 warnings, 0 infos · 1 file checked · 1 of 1 VM rendered\n\nNo findings.\n"
+        );
+    }
+
+    #[test]
+    fn table_sorted_by_severity() {
+        let vm = ObjectRef {
+            api_version: "kubevirt.io/v1".into(),
+            kind: "VirtualMachine".into(),
+            namespace: Some("db".into()),
+            name: "postgres".into(),
+        };
+        let report_ = counted(vec![
+            Finding::new(&rules::SKIPPED_FILE, location("a.yaml", 1), "skipped"),
+            Finding::new(
+                &rules::DEPRECATED_RUNNING,
+                location("vm.yaml", 5),
+                "spec.running is deprecated",
+            )
+            .with_object(Some(vm.clone())),
+            Finding::new(
+                &rules::INSTANCETYPE_CONFLICT,
+                location("vm.yaml", 17),
+                "conflicts",
+            )
+            .with_object(Some(vm)),
+        ]);
+        let text = report(&report_);
+        let expected = format!(
+            "## kvlint\n\n**1 error**, 1 warning, 1 info · 2 files checked · 1 of 2 VMs rendered\n\n\
+             | Severity | Rule | Location | Object | Message |\n\
+             | --- | --- | --- | --- | --- |\n\
+             | error | [KV1001]({}) instancetype-conflict | vm.yaml:17 | VirtualMachine db/postgres | conflicts |\n\
+             | warning | [KV0016]({}) deprecated-running | vm.yaml:5 | VirtualMachine db/postgres | spec.running is deprecated |\n\
+             | info | [KV0006]({}) not-a-manifest | a.yaml:1 |  | skipped |\n",
+            rule_url(&rules::INSTANCETYPE_CONFLICT),
+            rule_url(&rules::DEPRECATED_RUNNING),
+            rule_url(&rules::SKIPPED_FILE),
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn escapes_cells() {
+        assert_eq!(escape_cell("a | b\nc\r\nd"), "a \\| b<br>c<br>d");
+        assert_eq!(escape_cell("<built-in> & co"), "&lt;built-in&gt; &amp; co");
+        assert_eq!(escape_cell("set `a|b <c>` here"), "set `a\\|b <c>` here");
+        assert_eq!(escape_cell("odd ` tick <x>"), "odd \\` tick &lt;x&gt;");
+        assert_eq!(escape_cell("C:\\dir"), "C:\\\\dir");
+        let report_ = counted(vec![Finding::new(
+            &rules::YAML_SYNTAX,
+            location("x|y.yaml", 2),
+            "line one\nline | two",
+        )]);
+        let text = report(&report_);
+        assert!(
+            text.contains(" | x\\|y.yaml:2 |  | line one<br>line \\| two |\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn long_tables_are_cut() {
+        let rows = u32::try_from(MAX_ROWS).unwrap();
+        let findings = (1..=rows + 3)
+            .map(|line| Finding::new(&rules::YAML_SYNTAX, location("a.yaml", line), "bad"))
+            .collect();
+        let text = report(&counted(findings));
+        assert_eq!(text.matches("| error |").count(), MAX_ROWS);
+        assert!(
+            text.ends_with(
+                "\n3 more findings are not listed; run `kvlint check` for the full report.\n"
+            ),
+            "{text}"
+        );
+    }
+}
