@@ -134,6 +134,12 @@ pub struct CheckArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,
+    /// Also write the report to this file, in --output-format.
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Format of --output-file.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Json, requires = "output_file")]
+    pub output_format: CheckFormat,
     /// Exit with 1 when a finding has this severity or a higher one.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,

@@ -85,8 +85,31 @@ fn write_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
+fn format_report(report: &Report, format: CheckFormat, color: ColorChoice) -> String {
+    match format {
+        CheckFormat::Human => {
+            let color = match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
+            };
+            output::human::report(report, color, terminal_width())
+        }
+        CheckFormat::Concise => output::human::concise(report),
+        CheckFormat::Json => output::json::report(report),
+        CheckFormat::Sarif => output::sarif::report(report),
+        CheckFormat::Github => output::github::report(report),
+        CheckFormat::Markdown => output::markdown::report(report),
+        CheckFormat::Junit => output::junit::report(report),
+    }
+}
+
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
-    let mut options = options(&args.input, args.format == CheckFormat::Human)?;
+    let human = args.format == CheckFormat::Human
+        || (args.output_file.is_some() && args.output_format == CheckFormat::Human);
+    let mut options = options(&args.input, human)?;
     options.baseline.clone_from(&args.baseline);
     let report = check::run(&options)?;
     if let Some(path) = &args.write_baseline {
@@ -100,21 +123,25 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let text = match args.format {
-        CheckFormat::Human => {
-            let color = match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => {
-                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                }
-            };
-            output::human::report(&report, color, terminal_width())
-        }
-        CheckFormat::Concise => output::human::concise(&report),
-        CheckFormat::Json => output::json::report(&report),
-    };
+    let text = format_report(&report, args.format, args.color);
     write_stdout(&text)?;
+    if let Some(path) = &args.output_file {
+        std::fs::write(
+            path,
+            format_report(&report, args.output_format, ColorChoice::Never),
+        )
+        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    }
+    if args.format == CheckFormat::Github
+        && let Some((path, summary)) = output::github::step_summary(&report)
+    {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(summary.as_bytes()))
+            .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    }
     Ok(if fails(&report, args.fail_on) {
         ExitCode::from(1)
     } else {

@@ -1,8 +1,12 @@
 //! Report formats. Every format is fed the same sorted findings.
 
+pub mod github;
 pub mod human;
 pub mod ignore;
 pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
 pub mod yaml;
 
 use clap::ValueEnum;
@@ -16,6 +20,14 @@ pub enum CheckFormat {
     Concise,
     /// The stable machine-readable report.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions annotations (and the Markdown report in the step summary).
+    Github,
+    /// A compact Markdown report for pull-request comments.
+    Markdown,
+    /// JUnit XML for CI test reports.
+    Junit,
 }
 
 /// `--format` of `render`.
