@@ -338,3 +338,58 @@ spec:
     assert_eq!(domain["memory"]["guest"], "2Gi");
     assert_eq!(domain["resources"]["requests"]["memory"], "1932735232");
 }
+
+/// apply.md §6.3 worked example: `u1.medium` and `fedora` from the built-in catalog (v1.7.0
+/// content), a containerDisk and a cloud-init volume, default cluster.
+#[test]
+fn worked_example_u1_medium_fedora() {
+    let report = run("apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: {name: vm}
+spec:
+  runStrategy: Always
+  instancetype: {name: u1.medium}
+  preference: {name: fedora}
+  template:
+    spec:
+      domain: {devices: {}}
+      volumes:
+      - name: rootdisk
+        containerDisk: {image: \"quay.io/containerdisks/fedora:41\"}
+      - name: cloudinit
+        cloudInitNoCloud: {userData: \"#cloud-config\"}
+");
+    let spec = &rendered(&report)["spec"];
+    let expected = serde_json::json!({
+        "runStrategy": "Always",
+        "template": {
+            "metadata": {"annotations": {"vm.kubevirt.io/os": "linux"}},
+            "spec": {
+                "architecture": "amd64",
+                "domain": {
+                    "cpu": {"cores": 1, "sockets": 1, "threads": 1},
+                    "devices": {
+                        "disks": [
+                            {"disk": {"bus": "virtio"}, "name": "rootdisk"},
+                            {"disk": {"bus": "virtio"}, "name": "cloudinit"}
+                        ],
+                        "interfaces": [{"bridge": {}, "model": "virtio", "name": "default"}],
+                        "rng": {}
+                    },
+                    "features": {"acpi": {}, "smm": {}},
+                    "firmware": {"bootloader": {"efi": {"secureBoot": true}}},
+                    "machine": {"type": "q35"},
+                    "memory": {"guest": "4Gi"},
+                    "resources": {}
+                },
+                "evictionStrategy": "None",
+                "networks": [{"name": "default", "pod": {}}],
+                "volumes": [
+                    {"containerDisk": {"image": "quay.io/containerdisks/fedora:41", "imagePullPolicy": "IfNotPresent"}, "name": "rootdisk"},
+                    {"cloudInitNoCloud": {"userData": "#cloud-config"}, "name": "cloudinit"}
+                ]
+            }
+        }
+    });
+    assert_eq!(spec, &expected);
+}
