@@ -9,7 +9,7 @@ use crate::diag::{Finding, Location, Related};
 use crate::k8s::{self, Kustomizations, Object};
 use crate::rules;
 use crate::source::{self, Input};
-use crate::yaml::{self, Document, Limits, Node, NoticeKind, Pos, Span, Value};
+use crate::yaml::{self, Document, Limits, Node, NoticeKind, Span, Value};
 
 /// Everything read from the inputs.
 #[derive(Debug, Default)]
@@ -56,21 +56,7 @@ struct ParsedFile {
 }
 
 fn point(file: &Arc<str>, line: u32, column: u32) -> Location {
-    let pos = Pos {
-        line,
-        column,
-        index: 0,
-    };
-    Location {
-        file: Arc::clone(file),
-        span: Span {
-            start: pos,
-            end: Pos {
-                column: column + 1,
-                ..pos
-            },
-        },
-    }
+    Location::lines(Arc::clone(file), (line, column), (line, column + 1))
 }
 
 fn parse_input(input: &Input, options: &LoadOptions) -> ParsedFile {

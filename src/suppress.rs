@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use crate::diag::{Finding, Location};
 use crate::rules::{self, Rule};
-use crate::yaml::{Pos, Span};
 
 /// What a suppression covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,21 +28,7 @@ pub struct Suppression {
 }
 
 fn location(file: &Arc<str>, line: u32, column: u32, width: u32) -> Location {
-    let start = Pos {
-        line,
-        column,
-        index: 0,
-    };
-    Location {
-        file: Arc::clone(file),
-        span: Span {
-            start,
-            end: Pos {
-                column: column + width,
-                ..start
-            },
-        },
-    }
+    Location::lines(Arc::clone(file), (line, column), (line, column + width))
 }
 
 /// Finds the suppression comments of one file. `documents` are the first and last line of

@@ -11,7 +11,6 @@ use kvlint::diag::{Finding, Location, ObjectRef, Related};
 use kvlint::output::sarif;
 use kvlint::rules;
 use kvlint::source::Selection;
-use kvlint::yaml::{Pos, Span};
 use serde_json::Value;
 
 const SCHEMA: &str = concat!(
@@ -187,21 +186,7 @@ fn rule_fixtures_validate_against_the_schema() {
 }
 
 fn location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Location {
-    Location {
-        file: Arc::from(file),
-        span: Span {
-            start: Pos {
-                line,
-                column,
-                index: 0,
-            },
-            end: Pos {
-                line: end_line,
-                column: end_column,
-                index: 0,
-            },
-        },
-    }
+    Location::lines(Arc::from(file), (line, column), (end_line, end_column))
 }
 
 #[test]

@@ -73,6 +73,24 @@ pub struct Location {
     pub span: Span,
 }
 
+impl Location {
+    /// A location from 1-based line and column numbers (the character index is not known).
+    pub fn lines(file: Arc<str>, start: (u32, u32), end: (u32, u32)) -> Self {
+        let pos = |(line, column)| crate::yaml::Pos {
+            line,
+            column,
+            index: 0,
+        };
+        Self {
+            file,
+            span: Span {
+                start: pos(start),
+                end: pos(end),
+            },
+        }
+    }
+}
+
 /// A secondary place that explains a finding (the instance-type field a VM field conflicts with).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Related {

@@ -224,24 +224,9 @@ mod tests {
     use crate::analyze::Rendered;
     use crate::diag::{Location, ObjectRef, Related};
     use crate::rules;
-    use crate::yaml::{Pos, Span};
 
     fn location(file: &str, line: u32, column: u32) -> Location {
-        let start = Pos {
-            line,
-            column,
-            index: 0,
-        };
-        Location {
-            file: Arc::from(file),
-            span: Span {
-                start,
-                end: Pos {
-                    column: column + 4,
-                    ..start
-                },
-            },
-        }
+        Location::lines(Arc::from(file), (line, column), (line, column + 4))
     }
 
     fn vm(name: &str) -> ObjectRef {

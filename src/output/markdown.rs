@@ -139,21 +139,9 @@ mod tests {
     use crate::check::Summary;
     use crate::diag::Location;
     use crate::rules;
-    use crate::yaml::{Pos, Span};
 
     fn location(file: &str, line: u32) -> Location {
-        let start = Pos {
-            line,
-            column: 3,
-            index: 0,
-        };
-        Location {
-            file: Arc::from(file),
-            span: Span {
-                start,
-                end: Pos { column: 9, ..start },
-            },
-        }
+        Location::lines(Arc::from(file), (line, 3), (line, 9))
     }
 
     fn counted(findings: Vec<Finding>) -> Report {

@@ -317,24 +317,9 @@ mod tests {
 
     use super::*;
     use crate::diag::Related;
-    use crate::yaml::{Pos, Span};
 
     fn location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Location {
-        Location {
-            file: Arc::from(file),
-            span: Span {
-                start: Pos {
-                    line,
-                    column,
-                    index: 0,
-                },
-                end: Pos {
-                    line: end_line,
-                    column: end_column,
-                    index: 0,
-                },
-            },
-        }
+        Location::lines(Arc::from(file), (line, column), (end_line, end_column))
     }
 
     fn vm(name: &str) -> ObjectRef {

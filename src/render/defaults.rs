@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::value::{Obj, child, get_obj, is_set, list, str_of, u64_of};
+use super::value::{Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 use crate::profile::{ClusterProfile, PodBinding};
 use crate::quantity::Quantity;
 
@@ -85,12 +85,6 @@ pub fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> Result<(
         json!([{ "name": "default", "pod": {} }]),
     );
     Ok(())
-}
-
-fn resource<'a>(domain: &'a Obj, list: &str, key: &str) -> Option<&'a Value> {
-    get_obj(domain, "resources")
-        .and_then(|r| get_obj(r, list))
-        .and_then(|m| m.get(key))
 }
 
 fn is_zero_quantity(value: Option<&Value>) -> bool {

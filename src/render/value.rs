@@ -70,6 +70,22 @@ pub fn list<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Vec<Value> {
     }
 }
 
+/// `domain.resources.<list>.<key>` (e.g. `requests.cpu`), if written.
+pub fn resource<'a>(domain: &'a Obj, list: &str, key: &str) -> Option<&'a Value> {
+    get_obj(domain, "resources")
+        .and_then(|r| get_obj(r, list))
+        .and_then(|m| m.get(key))
+}
+
+/// Copies a preferred value into `target[key]` when the VM leaves it unset (nil for Go).
+pub fn copy_if_unset(target: &mut Obj, key: &str, value: Option<&Value>) {
+    if let Some(value) = value.filter(|v| !v.is_null())
+        && !is_set(target, key)
+    {
+        target.insert(key.to_owned(), value.clone());
+    }
+}
+
 /// Whether a Go map field is non-nil: present and an object (even an empty one).
 pub fn map_is_set(parent: &Obj, key: &str) -> bool {
     parent.get(key).is_some_and(Value::is_object)

@@ -3,7 +3,7 @@
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 use crate::profile::KubeVirtVersion;
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, bool_of, child, get_obj, is_set, str_of, u64_of};
+use crate::render::value::{Obj, bool_of, child, get_obj, is_set, resource, str_of, u64_of};
 
 pub(super) fn apply(
     prefix: &str,
@@ -47,19 +47,13 @@ pub(super) fn apply(
     Vec::new()
 }
 
-fn has_key(domain: &Obj, list: &str, key: &str) -> bool {
-    get_obj(domain, "resources")
-        .and_then(|r| get_obj(r, list))
-        .is_some_and(|m| m.contains_key(key))
-}
-
 fn conflicts(prefix: &str, instancetype: &InstancetypeSpec, domain: &Obj) -> Vec<Conflict> {
     let it = &instancetype.cpu;
     let mut out = Vec::new();
-    if has_key(domain, "requests", "cpu") {
+    if resource(domain, "requests", "cpu").is_some() {
         out.push(Conflict::at(prefix, "domain.resources.requests.cpu"));
     }
-    if has_key(domain, "limits", "cpu") {
+    if resource(domain, "limits", "cpu").is_some() {
         out.push(Conflict::at(prefix, "domain.resources.limits.cpu"));
     }
     let empty = Obj::new();

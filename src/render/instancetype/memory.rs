@@ -6,13 +6,7 @@ use crate::model::InstancetypeSpec;
 use crate::profile::KubeVirtVersion;
 use crate::quantity::{self, Quantity};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child, get_obj, is_set};
-
-fn has_key(domain: &Obj, list: &str, key: &str) -> bool {
-    get_obj(domain, "resources")
-        .and_then(|r| get_obj(r, list))
-        .is_some_and(|m| m.contains_key(key))
-}
+use crate::render::value::{Obj, child, get_obj, is_set, resource};
 
 /// The first conflict only (KubeVirt returns at the first hit). Before v1.7 any VM `memory`
 /// object conflicted as a whole.
@@ -50,10 +44,10 @@ fn conflict(
             return Some(Conflict::at(prefix, "domain.memory.maxGuest"));
         }
     }
-    if has_key(domain, "requests", "memory") {
+    if resource(domain, "requests", "memory").is_some() {
         return Some(Conflict::at(prefix, "domain.resources.requests.memory"));
     }
-    if has_key(domain, "limits", "memory") {
+    if resource(domain, "limits", "memory").is_some() {
         return Some(Conflict::at(prefix, "domain.resources.limits.memory"));
     }
     None

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{DevicePreferences, PreferenceSpec};
 use crate::profile::KubeVirtVersion;
-use crate::render::value::{Obj, child, is_set, str_of};
+use crate::render::value::{Obj, child, copy_if_unset, is_set, str_of};
 
 fn set_if_unset(target: &mut Obj, key: &str, value: Option<bool>) {
     if let Some(value) = value
@@ -121,14 +121,6 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         && let Some(model) = &prefs.preferred_panic_device_model
     {
         apply_panic_devices(devices, model, version);
-    }
-}
-
-fn copy_if_unset(target: &mut Obj, key: &str, value: Option<&Value>) {
-    if let Some(value) = value.filter(|v| !v.is_null())
-        && !is_set(target, key)
-    {
-        target.insert(key.to_owned(), value.clone());
     }
 }
 

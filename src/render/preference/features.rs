@@ -1,9 +1,7 @@
 //! `preference/apply/features.go`.
 
-use serde_json::Value;
-
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, is_set};
+use crate::render::value::{Obj, child, copy_if_unset};
 
 const HYPERV_FEATURES: [&str; 14] = [
     "evmcs",
@@ -21,14 +19,6 @@ const HYPERV_FEATURES: [&str; 14] = [
     "vpindex",
     "vendorid",
 ];
-
-fn copy_if_unset(target: &mut Obj, key: &str, value: Option<&Value>) {
-    if let Some(value) = value.filter(|v| !v.is_null())
-        && !is_set(target, key)
-    {
-        target.insert(key.to_owned(), value.clone());
-    }
-}
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     let Some(prefs) = &preference.features else {
