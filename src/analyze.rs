@@ -33,7 +33,10 @@ pub struct Rendered {
 #[derive(Clone, Debug, Default)]
 pub struct VmReport {
     pub findings: Vec<Finding>,
+    /// The rendered VM, when asked for.
     pub rendered: Option<Rendered>,
+    /// Whether the VM could be rendered.
+    pub renders: bool,
 }
 
 /// How a VM sits inside its object: a VirtualMachine, or the template of a VirtualMachinePool.
@@ -590,8 +593,13 @@ fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
     Some((vm, FieldPath::parse("spec.virtualMachineTemplate")))
 }
 
-/// Analyzes one VM object.
-pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProfile) -> VmReport {
+/// Analyzes one VM object; with `keep_rendered`, the report holds the rendered VM too.
+pub fn analyze_vm<'a>(
+    repo: &Repo<'a>,
+    object: &'a Object,
+    profile: &ClusterProfile,
+    keep_rendered: bool,
+) -> VmReport {
     let Some((mut written, base)) = vm_json(object) else {
         return VmReport::default();
     };
@@ -683,6 +691,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         return VmReport {
             findings: analysis.findings,
             rendered: None,
+            renders: false,
         };
     }
 
@@ -710,9 +719,17 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         return VmReport {
             findings: analysis.findings,
             rendered: None,
+            renders: false,
         };
     }
     let rendered = match render::expand(render_input, specs, has_matchers(render_input), profile) {
+        Ok(_) if !keep_rendered => {
+            return VmReport {
+                findings: analysis.findings,
+                rendered: None,
+                renders: true,
+            };
+        }
         Ok(mut value) => {
             render::shape::prune_unknown(&mut value, profile.version);
             render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
@@ -757,6 +774,7 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         }
     };
     VmReport {
+        renders: rendered.is_some(),
         rendered: rendered.map(|value| Rendered {
             namespace: object.namespace.clone().unwrap_or_default(),
             name: object.name.clone(),

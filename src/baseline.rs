@@ -47,17 +47,37 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|err| Error::Io(format!("{}: {err}", path.display())))
 }
 
+/// The findings recorded in a baseline file.
+#[derive(Debug, Default)]
+pub struct Baseline {
+    known: BTreeSet<Entry>,
+}
+
+impl Baseline {
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+        let file: BaselineFile = serde_json::from_str(&text).map_err(|err| {
+            Error::Usage(format!(
+                "{} is not a kvlint baseline: {err}",
+                path.display()
+            ))
+        })?;
+        Ok(Self {
+            known: file.findings.into_iter().collect(),
+        })
+    }
+
+    /// Removes the findings recorded in the baseline.
+    pub fn filter(&self, findings: &mut Vec<Finding>) {
+        if !self.known.is_empty() {
+            findings.retain(|finding| !self.known.contains(&entry(finding)));
+        }
+    }
+}
+
 /// Removes the findings recorded in the baseline at `path`.
 pub fn filter(path: &Path, findings: &mut Vec<Finding>) -> Result<(), Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
-    let file: BaselineFile = serde_json::from_str(&text).map_err(|err| {
-        Error::Usage(format!(
-            "{} is not a kvlint baseline: {err}",
-            path.display()
-        ))
-    })?;
-    let known: BTreeSet<Entry> = file.findings.into_iter().collect();
-    findings.retain(|finding| !known.contains(&entry(finding)));
+    Baseline::load(path)?.filter(findings);
     Ok(())
 }

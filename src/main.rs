@@ -53,17 +53,23 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         baseline: None,
         keep_sources,
         schema_locations: input.schema_locations.clone(),
+        skip_rendered: false,
+        batch_files: None,
     })
 }
 
 fn fails(report: &Report, fail_on: FailOn) -> bool {
+    exceeds(report.worst(), fail_on)
+}
+
+fn exceeds(worst: Option<Severity>, fail_on: FailOn) -> bool {
     let threshold = match fail_on {
         FailOn::Error => Severity::Error,
         FailOn::Warning => Severity::Warning,
         FailOn::Info => Severity::Info,
         FailOn::None => return false,
     };
-    report.worst().is_some_and(|worst| worst >= threshold)
+    worst.is_some_and(|worst| worst >= threshold)
 }
 
 fn terminal_width() -> usize {
@@ -106,11 +112,39 @@ fn format_report(report: &Report, format: CheckFormat, color: ColorChoice) -> St
     }
 }
 
+/// `check --format json` writes each batch of findings as soon as it is final, so that the
+/// report of a large repository never sits in memory.
+fn stream_json(options: &Options, fail_on: FailOn) -> Result<ExitCode, Error> {
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut stream = output::json::JsonStream::new(stdout);
+    let outcome = check::stream(options, &mut stream)?;
+    match stream.finish(&outcome.summary) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(Error::Io(format!("cannot write the report: {err}")));
+        }
+        _ => {}
+    }
+    Ok(if exceeds(outcome.summary.worst(), fail_on) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     let human = args.format == CheckFormat::Human
         || (args.output_file.is_some() && args.output_format == CheckFormat::Human);
     let mut options = options(&args.input, human)?;
     options.baseline.clone_from(&args.baseline);
+    // Only JUnit reports clean VMs (as passing test cases); the others need no rendered VM.
+    options.skip_rendered = args.format != CheckFormat::Junit
+        && !(args.output_file.is_some() && args.output_format == CheckFormat::Junit);
+    if args.format == CheckFormat::Json
+        && args.output_file.is_none()
+        && args.write_baseline.is_none()
+    {
+        return stream_json(&options, args.fail_on);
+    }
     let report = check::run(&options)?;
     if let Some(path) = &args.write_baseline {
         kvlint::baseline::write(path, &report.findings)?;

@@ -87,3 +87,125 @@ pub fn report(report: &Report) -> String {
     text.push('\n');
     text
 }
+
+/// Writes the JSON report while the check runs, a finding at a time, byte for byte as
+/// [`report`] writes it: the report of a large repository is never held in memory.
+pub struct JsonStream<W: std::io::Write> {
+    out: W,
+    empty: bool,
+    buffer: Vec<u8>,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> JsonStream<W> {
+    pub fn new(out: W) -> Self {
+        let mut stream = Self {
+            out,
+            empty: true,
+            buffer: Vec::new(),
+            failed: None,
+        };
+        stream.write(b"{\n  \"version\": 1,\n  \"diagnostics\": [");
+        stream
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.failed.is_none()
+            && let Err(err) = self.out.write_all(bytes)
+        {
+            self.failed = Some(err);
+        }
+    }
+
+    /// Writes `value` pretty-printed, every line after the first indented by `indent`.
+    fn write_nested(&mut self, value: &impl Serialize, indent: &[u8]) {
+        let mut buffer = std::mem::take(&mut self.buffer);
+        buffer.clear();
+        if let Err(err) = serde_json::to_writer_pretty(&mut buffer, value) {
+            self.failed.get_or_insert(std::io::Error::other(err));
+        }
+        for (i, line) in buffer.split(|&b| b == b'\n').enumerate() {
+            if i > 0 {
+                self.write(b"\n");
+                self.write(indent);
+            }
+            self.write(line);
+        }
+        self.buffer = buffer;
+    }
+
+    pub fn push(&mut self, finding: &Finding) {
+        self.write(if self.empty { b"\n    " } else { b",\n    " });
+        self.empty = false;
+        self.write_nested(&diagnostic(finding), b"    ");
+    }
+
+    /// Ends the report with its summary and flushes it.
+    pub fn finish(mut self, summary: &Summary) -> std::io::Result<W> {
+        self.write(if self.empty {
+            b"],\n  \"summary\": "
+        } else {
+            b"\n  ],\n  \"summary\": "
+        });
+        self.write_nested(summary, b"  ");
+        self.write(b"\n}\n");
+        if self.failed.is_none()
+            && let Err(err) = self.out.flush()
+        {
+            self.failed = Some(err);
+        }
+        match self.failed {
+            Some(err) => Err(err),
+            None => Ok(self.out),
+        }
+    }
+}
+
+impl<W: std::io::Write> crate::check::Sink for JsonStream<W> {
+    fn findings(&mut self, findings: Vec<Finding>) -> Result<(), crate::error::Error> {
+        for finding in &findings {
+            self.push(finding);
+        }
+        Ok(())
+    }
+
+    fn rendered(&mut self, _rendered: crate::analyze::Rendered) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::diag::{Location, Related};
+    use crate::rules;
+
+    fn streamed(report_: &Report) -> String {
+        let mut stream = JsonStream::new(Vec::new());
+        for finding in &report_.findings {
+            stream.push(finding);
+        }
+        String::from_utf8(stream.finish(&report_.summary).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn streaming_writes_the_same_bytes() {
+        let file: Arc<str> = Arc::from("a.yaml");
+        let location = Location::lines(Arc::clone(&file), (1, 1), (1, 5));
+        let finding = Finding::new(
+            &rules::DUPLICATE_KEY,
+            location.clone(),
+            "two \"keys\"\nhere",
+        )
+        .with_path("spec.template")
+        .with_related(Related {
+            location,
+            message: "first".to_owned(),
+        });
+        let mut report_ = Report::default();
+        assert_eq!(streamed(&report_), report(&report_));
+        report_.findings = vec![finding.clone(), finding];
+        report_.summary.errors = 2;
+        assert_eq!(streamed(&report_), report(&report_));
+    }
+}

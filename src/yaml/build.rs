@@ -71,6 +71,63 @@ pub fn parse_stream(text: &str, limits: Limits) -> Vec<Result<Document, Document
         .collect()
 }
 
+/// A document of a stream as text, before parsing: what a cheap scan can classify.
+#[derive(Clone, Copy, Debug)]
+pub struct DocumentText<'a> {
+    /// Position of the document in the stream (stable for the same text).
+    pub index: usize,
+    pub text: &'a str,
+    /// 1-based line of the document's first line in the file.
+    pub first_line: u32,
+}
+
+/// One entry of [`parse_stream_deferring`]: a parsed document, or one left for later.
+#[derive(Debug)]
+pub enum StreamEntry {
+    Parsed(usize, Result<Document, DocumentError>),
+    /// A document not parsed now; [`parse_selected`] parses it later from the same text.
+    Deferred(usize),
+}
+
+/// Parses the documents of `text` except those `defer` picks, which are only located.
+pub fn parse_stream_deferring(
+    text: &str,
+    limits: Limits,
+    defer: &dyn Fn(DocumentText<'_>) -> bool,
+) -> Vec<StreamEntry> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    split_documents(text)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, chunk)| {
+            let document = DocumentText {
+                index,
+                text: chunk.text,
+                first_line: chunk.line_offset + 1,
+            };
+            if defer(document) {
+                return Some(StreamEntry::Deferred(index));
+            }
+            parse_chunk(&chunk, limits).map(|doc| StreamEntry::Parsed(index, doc))
+        })
+        .collect()
+}
+
+/// Parses the documents at `indices` (as numbered by [`parse_stream_deferring`]) of `text`.
+pub fn parse_selected(
+    text: &str,
+    limits: Limits,
+    indices: &[usize],
+) -> Vec<(usize, Result<Document, DocumentError>)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    split_documents(text)
+        .into_iter()
+        .enumerate()
+        .filter(|(index, _)| indices.binary_search(index).is_ok())
+        .filter_map(|(index, chunk)| parse_chunk(&chunk, limits).map(|doc| (index, doc)))
+        .collect()
+}
+
 enum Frame {
     Seq {
         items: Vec<Node>,

@@ -10,7 +10,10 @@ mod path;
 mod scalar;
 mod split;
 
-pub use build::{Document, DocumentError, Limits, Notice, NoticeKind, parse_stream};
+pub use build::{
+    Document, DocumentError, DocumentText, Limits, Notice, NoticeKind, StreamEntry, parse_selected,
+    parse_stream, parse_stream_deferring,
+};
 pub use node::{Entry, Node, Pos, Span, Value};
 pub use path::{FieldPath, Segment};
 pub use scalar::is_plain_safe;

@@ -5,6 +5,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+mod batch;
+
+pub use batch::{DeferredFile, FirstPass, deferred_objects, first_pass, kustomizations};
+
 use crate::diag::{Finding, Location, Related};
 use crate::k8s::{self, Kustomizations, Object};
 use crate::rules;
@@ -124,6 +128,7 @@ pub fn load(inputs: &[Input], options: &LoadOptions) -> Loaded {
             &file.display,
             file.text.as_deref(),
             docs,
+            0,
             &kustomizations,
             options,
             &mut loaded,
@@ -252,20 +257,25 @@ pub fn load_documents(
         display,
         Some(text),
         docs,
+        0,
         &Kustomizations::default(),
         options,
         loaded,
     );
 }
 
+/// Turns the parsed documents of one file into objects and findings. `deferred` documents are
+/// VirtualMachines left for the VM pass: they count as manifests here. Returns false when the
+/// whole file is skipped (its deferred documents must then be dropped too).
 fn load_file(
     display: &Arc<str>,
     text: Option<&str>,
     docs: Vec<Result<Document, yaml::DocumentError>>,
+    deferred: usize,
     kustomizations: &Kustomizations,
     options: &LoadOptions,
     loaded: &mut Loaded,
-) {
+) -> bool {
     let patch_reason = kustomizations
         .patched_by(display)
         .map(|kustomization| format!("a Kustomize patch of {kustomization}, merged into its resources (check `kustomize build` output to see the result)"));
@@ -278,7 +288,7 @@ fn load_file(
             point(display, 1, 1),
             format!("skipped: this file is {reason}"),
         ));
-        return;
+        return false;
     }
     if let Some(text) = text
         && text.contains("kvlint:")
@@ -296,7 +306,8 @@ fn load_file(
     let namespace = kustomizations
         .namespace_for(display)
         .unwrap_or(&options.default_namespace);
-    let mut manifests = 0usize;
+    let mut manifests = deferred;
+    loaded.documents += deferred;
     let mut not_manifests: Vec<Span> = Vec::new();
     for doc in docs {
         loaded.documents += 1;
@@ -355,6 +366,7 @@ fn load_file(
             ));
         }
     }
+    true
 }
 
 fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
@@ -486,6 +498,7 @@ mod tests {
             &Arc::from(name),
             Some(text),
             docs,
+            0,
             &Kustomizations::default(),
             &LoadOptions::default(),
             &mut loaded,

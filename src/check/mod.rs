@@ -1,0 +1,189 @@
+//! The whole pipeline: discover → index what VMs reference → analyze every VM → report, in
+//! bounded memory (see [`pipeline`]).
+
+mod objects;
+mod pipeline;
+
+use std::sync::Arc;
+
+use crate::analyze::Rendered;
+use crate::catalog_source::CatalogChoice;
+use crate::config::{Config, ConfigChoice};
+use crate::diag::{Finding, Severity, sort_findings};
+use crate::error::Error;
+use crate::k8s::Object;
+use crate::profile::{ClusterProfile, KubeVirtVersion};
+use crate::source::Selection;
+
+pub use pipeline::{Outcome, Sink, stream};
+
+/// What to check, and against which cluster. Unset values come from the configuration file,
+/// else from the defaults (namespace `default`, KubeVirt v1.9, the built-in catalog).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub selection: Selection,
+    pub default_namespace: Option<String>,
+    pub version: Option<KubeVirtVersion>,
+    pub catalog: Option<CatalogChoice>,
+    pub config: ConfigChoice,
+    /// Report only findings that are not in this baseline file.
+    pub baseline: Option<std::path::PathBuf>,
+    /// Keep source texts for reports that quote them.
+    pub keep_sources: bool,
+    /// `--schema-location` values: JSON Schemas for kinds without a built-in schema.
+    pub schema_locations: Vec<String>,
+    /// Do not build the rendered VMs (reports that show only findings): expand still runs,
+    /// for the findings it produces.
+    pub skip_rendered: bool,
+    /// Files per batch of the index and VM passes (tests use small batches).
+    pub batch_files: Option<usize>,
+}
+
+/// Options after merging the configuration file.
+struct Effective {
+    selection: Selection,
+    namespace: String,
+    version: KubeVirtVersion,
+    catalog: CatalogChoice,
+    config: Config,
+}
+
+fn effective(options: &Options) -> Result<Effective, Error> {
+    let start = options
+        .selection
+        .paths
+        .first()
+        .cloned()
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let config = crate::config::load(&options.config, &start)?;
+    let mut selection = options.selection.clone();
+    selection.include.extend(config.include.iter().cloned());
+    selection.exclude.extend(config.exclude.iter().cloned());
+    Ok(Effective {
+        selection,
+        namespace: options
+            .default_namespace
+            .clone()
+            .or_else(|| config.namespace.clone())
+            .unwrap_or_else(|| "default".to_owned()),
+        version: options
+            .version
+            .or(config.kubevirt_version)
+            .unwrap_or(KubeVirtVersion::LATEST),
+        catalog: options
+            .catalog
+            .clone()
+            .or_else(|| config.catalog.clone())
+            .unwrap_or_default(),
+        config,
+    })
+}
+
+/// Counts for the report's summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub skipped: usize,
+    pub vms: usize,
+    pub rendered: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Summary {
+    /// The highest severity among the counted findings.
+    pub fn worst(&self) -> Option<Severity> {
+        if self.errors > 0 {
+            Some(Severity::Error)
+        } else if self.warnings > 0 {
+            Some(Severity::Warning)
+        } else if self.infos > 0 {
+            Some(Severity::Info)
+        } else {
+            None
+        }
+    }
+}
+
+/// The outcome of a run.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub rendered: Vec<Rendered>,
+    pub summary: Summary,
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub profile: Option<ClusterProfile>,
+}
+
+impl Report {
+    /// The highest severity among the findings.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
+
+/// Builds the cluster profile: the target version, configured by the configuration file's
+/// `cluster:` and by a `KubeVirt` object in the input when there is one.
+fn cluster_profile(
+    objects: &[Object],
+    version: KubeVirtVersion,
+    config: &Config,
+) -> ClusterProfile {
+    let mut profile = ClusterProfile::new(version);
+    if let Some(cluster) = &config.cluster {
+        profile.configure(cluster);
+    }
+    for object in objects {
+        if object.group == crate::k8s::KUBEVIRT_GROUP
+            && object.kind == "KubeVirt"
+            && let Some(configuration) =
+                object.node.get("spec").and_then(|s| s.get("configuration"))
+        {
+            profile.configure(&configuration.to_json());
+        }
+    }
+    profile
+}
+
+/// Runs the whole check and keeps everything: the findings in their final order, the rendered
+/// VMs sorted by namespace and name.
+pub fn run(options: &Options) -> Result<Report, Error> {
+    let mut collector = Collector::default();
+    let outcome = stream(options, &mut collector)?;
+    let Collector {
+        mut findings,
+        mut rendered,
+    } = collector;
+    sort_findings(&mut findings);
+    rendered.sort_by(|a, b| {
+        (&a.namespace, &a.name, &a.file, a.line).cmp(&(&b.namespace, &b.name, &b.file, b.line))
+    });
+    Ok(Report {
+        findings,
+        rendered,
+        summary: outcome.summary,
+        sources: outcome.sources,
+        profile: Some(outcome.profile),
+    })
+}
+
+/// A [`Sink`] that keeps everything.
+#[derive(Debug, Default)]
+struct Collector {
+    findings: Vec<Finding>,
+    rendered: Vec<Rendered>,
+}
+
+impl Sink for Collector {
+    fn findings(&mut self, findings: Vec<Finding>) -> Result<(), Error> {
+        self.findings.extend(findings);
+        Ok(())
+    }
+
+    fn rendered(&mut self, rendered: Rendered) {
+        self.rendered.push(rendered);
+    }
+}

@@ -1,0 +1,147 @@
+//! Findings about one object on its own, and about objects that share an identity.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+
+use crate::diag::{Finding, Location, ObjectRef, Related};
+use crate::k8s::Object;
+use crate::profile::KubeVirtVersion;
+use crate::rules;
+use crate::schema::SchemaLocations;
+use crate::yaml::FieldPath;
+
+/// Every check that needs nothing but the object itself and the target release.
+pub(super) fn object_findings(
+    object: &Object,
+    version: KubeVirtVersion,
+    locations: &SchemaLocations,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = wrapper_findings(object).into_iter().collect();
+    out.extend(crate::runtime::object_findings(object));
+    out.extend(crate::schema::check_object_for_release(object, version));
+    out.extend(crate::schema::check_vm_matchers(object));
+    out.extend(crate::schema::check_with_locations(object, locations));
+    out.extend(crate::admission::objects::check_object(object, version));
+    out
+}
+
+/// Group, kind, namespace, name, and the unit the object is applied with.
+type Key = (String, String, Option<String>, String, Arc<str>);
+
+/// What duplicate detection keeps of an object once its tree is gone.
+#[derive(Clone, Debug)]
+pub(super) struct Identity {
+    key: Key,
+    kind: String,
+    display_name: String,
+    object: ObjectRef,
+    head: Location,
+}
+
+impl Identity {
+    pub(super) fn of(object: &Object) -> Self {
+        Self {
+            key: (
+                object.group.clone(),
+                object.kind.clone(),
+                object.namespace.clone(),
+                object.name.clone(),
+                Arc::clone(&object.unit),
+            ),
+            kind: object.kind.clone(),
+            display_name: object.display_name(),
+            object: object.object_ref(),
+            head: object.head_location(),
+        }
+    }
+}
+
+/// Objects with the same identity applied together (in one Kustomize unit, or one plain
+/// directory): the later one silently replaces the earlier. Objects are seen in load order.
+#[derive(Debug, Default)]
+pub(super) struct Duplicates {
+    first: HashMap<Key, Location>,
+}
+
+impl Duplicates {
+    pub(super) fn see(&mut self, identity: Identity) -> Option<Finding> {
+        if is_placeholder(&identity.key.3) {
+            return None;
+        }
+        match self.first.entry(identity.key) {
+            Entry::Vacant(slot) => {
+                slot.insert(identity.head);
+                None
+            }
+            Entry::Occupied(first) => Some(
+                Finding::new(
+                    &rules::DUPLICATE_OBJECT,
+                    identity.head,
+                    format!(
+                        "{} {} is defined twice; applied together, the later one silently replaces the earlier",
+                        identity.kind, identity.display_name
+                    ),
+                )
+                .with_object(Some(identity.object))
+                .with_related(Related {
+                    location: first.get().clone(),
+                    message: "first defined here".to_owned(),
+                }),
+            ),
+        }
+    }
+}
+
+/// Whether a name is a placeholder for a later substitution (`${CLUSTER_NAME}`, `{{ .name }}`):
+/// such objects are variants of a template, not copies of one object.
+fn is_placeholder(name: &str) -> bool {
+    name.contains(['$', '{', '}'])
+}
+
+/// Findings about objects that wrap or resemble VMs without being rendered.
+fn wrapper_findings(object: &Object) -> Option<Finding> {
+    let finding = |rule, path: &str, message: String| {
+        Some(
+            Finding::new(
+                rule,
+                object.field_location(&FieldPath::parse(path)),
+                message,
+            )
+            .with_object(Some(object.object_ref())),
+        )
+    };
+    match (object.group.as_str(), object.version.as_str(), object.kind.as_str()) {
+        ("template.openshift.io", _, "Template") => {
+            let has_vm = object
+                .node
+                .get("objects")
+                .and_then(|o| o.as_seq())
+                .is_some_and(|items| items.iter().any(|i| i.get("kind").and_then(|k| k.as_str()) == Some("VirtualMachine")));
+            if has_vm {
+                return finding(
+                    &rules::WRAPPED_VM,
+                    "objects",
+                    "this OpenShift Template holds a VirtualMachine with parameters; kvlint does not render templates (process it with `oc process` and check the output)".to_owned(),
+                );
+            }
+            None
+        }
+        ("infrastructure.cluster.x-k8s.io", _, "KubevirtMachineTemplate") => finding(
+            &rules::WRAPPED_VM,
+            "spec",
+            "a Cluster API KubevirtMachineTemplate holds a VM template that the KubeVirt provider completes at run time; kvlint does not render it".to_owned(),
+        ),
+        (crate::k8s::KUBEVIRT_GROUP, "v1alpha3", "VirtualMachine") => finding(
+            &rules::DEPRECATED_VM_API,
+            "apiVersion",
+            "kubevirt.io/v1alpha3 is deprecated; use kubevirt.io/v1".to_owned(),
+        ),
+        (crate::k8s::KUBEVIRT_GROUP, _, "VirtualMachine") if object.node.get("spec").and_then(|s| s.get("flavor")).is_some() => finding(
+            &rules::DEPRECATED_VM_API,
+            "spec.flavor",
+            "spec.flavor was retired before KubeVirt v1.0 and is pruned by the API server; use spec.instancetype".to_owned(),
+        ),
+        _ => None,
+    }
+}

@@ -1,0 +1,395 @@
+//! The check in two passes over the files, in bounded memory.
+//!
+//! The index pass reads every file a batch at a time. Documents that are plainly
+//! VirtualMachines are only located; everything else is parsed, checked on its own, and kept
+//! only when a VM may reference it (instance types, preferences, ControllerRevisions, volumes,
+//! the KubeVirt configuration). The VM pass then walks the files in report order, a batch at a
+//! time: it parses the VMs again, analyses them in parallel, and hands the batch's findings
+//! (with those of the index pass for the same files) to a [`Sink`] in their final order. No VM
+//! tree and no finding outlives its batch unless the sink keeps it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::objects::{Duplicates, Identity, object_findings};
+use super::{Options, Summary, cluster_profile, effective};
+use crate::analyze::{self, Rendered};
+use crate::baseline::Baseline;
+use crate::catalog_source;
+use crate::config::Config;
+use crate::diag::{Finding, Severity, sort_findings};
+use crate::error::Error;
+use crate::k8s::{self, Index, Kustomizations, Object};
+use crate::load::{self, DeferredFile, LoadOptions};
+use crate::profile::{ClusterProfile, KubeVirtVersion};
+use crate::resolve::Repo;
+use crate::schema::SchemaLocations;
+use crate::source::{self, Input};
+use crate::suppress::Suppression;
+
+/// Files read and parsed at once by the index pass.
+const INDEX_BATCH: usize = 512;
+/// Files with VMs analysed at once by the VM pass.
+const VM_BATCH: usize = 256;
+
+/// Where the findings go, in their final order, a batch at a time.
+pub trait Sink {
+    fn findings(&mut self, findings: Vec<Finding>) -> Result<(), Error>;
+    /// A rendered VM (not called with `Options::skip_rendered`), in no particular order.
+    fn rendered(&mut self, rendered: Rendered);
+}
+
+/// What a run leaves besides its findings.
+#[derive(Debug)]
+pub struct Outcome {
+    pub summary: Summary,
+    /// Source texts kept for reports that quote them (`Options::keep_sources`).
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub profile: ClusterProfile,
+}
+
+/// Whether VMs may reference objects of this kind (or the kind configures the cluster).
+fn referenced(object: &Object) -> bool {
+    matches!(
+        (object.group.as_str(), object.kind.as_str()),
+        (k8s::INSTANCETYPE_GROUP, _)
+            | ("apps", "ControllerRevision")
+            | ("", "PersistentVolumeClaim")
+            | ("cdi.kubevirt.io", "DataVolume" | "DataSource")
+            | (k8s::KUBEVIRT_GROUP, "KubeVirt")
+            | ("hco.kubevirt.io", "HyperConverged")
+    )
+}
+
+/// Findings and suppressions waiting for their file's turn in the report.
+#[derive(Debug, Default)]
+struct Pending {
+    findings: BTreeMap<Arc<str>, Vec<Finding>>,
+    suppressions: BTreeMap<Arc<str>, Vec<Suppression>>,
+}
+
+impl Pending {
+    fn add(&mut self, findings: impl IntoIterator<Item = Finding>) {
+        for finding in findings {
+            self.findings
+                .entry(Arc::clone(&finding.location.file))
+                .or_default()
+                .push(finding);
+        }
+    }
+
+    /// Takes everything about files up to `last` (everything when None), in file order.
+    fn take(&mut self, last: Option<&str>) -> (Vec<Finding>, Vec<Suppression>) {
+        fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, last: Option<&str>) -> Vec<T> {
+            let keys: Vec<Arc<str>> = match last {
+                Some(last) => map
+                    .range::<str, _>((Bound::Unbounded, Bound::Included(last)))
+                    .map(|(key, _)| Arc::clone(key))
+                    .collect(),
+                None => map.keys().cloned().collect(),
+            };
+            keys.iter()
+                .filter_map(|key| map.remove(key))
+                .flatten()
+                .collect()
+        }
+        (
+            split(&mut self.findings, last),
+            split(&mut self.suppressions, last),
+        )
+    }
+}
+
+/// What the index pass keeps.
+#[derive(Debug, Default)]
+struct IndexPass {
+    summary: Summary,
+    /// Objects VMs may reference.
+    referenced: Vec<Object>,
+    /// VMs the index pass had to parse (flow style, JSON, suppression comments, ...), by file.
+    vms: HashMap<Arc<str>, Vec<Object>>,
+    /// VM documents left for the VM pass, by input position.
+    deferred: HashMap<usize, DeferredFile>,
+    pending: Pending,
+    duplicates: Duplicates,
+    sources: Vec<(Arc<str>, Arc<str>)>,
+    /// False when a finding may point into another file than its object's (`kustomize build`
+    /// output with origin annotations): the VM pass then runs as one batch.
+    streamable: bool,
+}
+
+impl IndexPass {
+    fn absorb(
+        &mut self,
+        pass: load::FirstPass,
+        version: KubeVirtVersion,
+        locations: &SchemaLocations,
+    ) {
+        let loaded = pass.loaded;
+        self.summary.files += loaded.files;
+        self.summary.documents += loaded.documents;
+        self.summary.skipped += loaded.skipped;
+        self.summary.objects += loaded.objects.len();
+        self.sources.extend(loaded.sources);
+        self.pending.add(loaded.findings);
+        for suppression in loaded.suppressions {
+            self.pending
+                .suppressions
+                .entry(Arc::clone(&suppression.file))
+                .or_default()
+                .push(suppression);
+        }
+        self.deferred
+            .extend(pass.deferred.into_iter().map(|file| (file.input, file)));
+        self.streamable &= loaded.objects.iter().all(|o| o.origin.is_none());
+
+        let (vms, others): (Vec<Object>, Vec<Object>) =
+            loaded.objects.into_iter().partition(analyze::is_vm);
+        for vm in vms {
+            self.vms.entry(Arc::clone(&vm.file)).or_default().push(vm);
+        }
+        let checked: Vec<Vec<Finding>> = others
+            .par_iter()
+            .map(|object| object_findings(object, version, locations))
+            .collect();
+        for findings in checked {
+            self.pending.add(findings);
+        }
+        for object in others {
+            let duplicate = self.duplicates.see(Identity::of(&object));
+            self.pending.add(duplicate);
+            if referenced(&object) {
+                self.referenced.push(object);
+            }
+        }
+    }
+}
+
+/// The VM pass's view of the repository, shared by every batch.
+struct VmPass<'a> {
+    repo: Repo<'a>,
+    profile: &'a ClusterProfile,
+    locations: &'a SchemaLocations,
+    kustomizations: &'a Kustomizations,
+    load_options: &'a LoadOptions,
+    keep_rendered: bool,
+}
+
+/// The outcome of one file's VMs.
+#[derive(Default)]
+struct FileVms {
+    findings: Vec<Finding>,
+    rendered: Vec<Rendered>,
+    identities: Vec<Identity>,
+    objects: usize,
+    vms: usize,
+    renders: usize,
+}
+
+impl VmPass<'_> {
+    fn analyse_file(
+        &self,
+        input: &Input,
+        deferred: Option<&DeferredFile>,
+        mut objects: Vec<Object>,
+    ) -> FileVms {
+        let mut out = FileVms::default();
+        if let Some(file) = deferred {
+            let loaded =
+                load::deferred_objects(input, file, self.kustomizations, self.load_options);
+            out.findings.extend(loaded.findings);
+            out.objects += loaded.objects.len();
+            objects.extend(loaded.objects);
+        }
+        let version = self.profile.version;
+        for object in &objects {
+            out.identities.push(Identity::of(object));
+            out.findings
+                .extend(object_findings(object, version, self.locations));
+            if !analyze::is_vm(object) {
+                continue;
+            }
+            out.vms += 1;
+            let report = analyze::analyze_vm(&self.repo, object, self.profile, self.keep_rendered);
+            out.findings.extend(report.findings);
+            out.renders += usize::from(report.renders);
+            out.rendered.extend(report.rendered);
+        }
+        out
+    }
+}
+
+/// The end of a run: severities, suppressions and the baseline applied, then sorted.
+struct Finisher<'a> {
+    config: &'a Config,
+    baseline: Option<Baseline>,
+    summary: &'a mut Summary,
+}
+
+impl Finisher<'_> {
+    fn finish(
+        &mut self,
+        mut findings: Vec<Finding>,
+        suppressions: &[Suppression],
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        if findings.is_empty() && suppressions.is_empty() {
+            return Ok(());
+        }
+        crate::suppress::apply(&mut findings, suppressions);
+        crate::config::apply_severities(&mut findings, &self.config.severities);
+        if let Some(baseline) = &self.baseline {
+            baseline.filter(&mut findings);
+        }
+        sort_findings(&mut findings);
+        for finding in &findings {
+            match finding.severity {
+                Severity::Error => self.summary.errors += 1,
+                Severity::Warning => self.summary.warnings += 1,
+                Severity::Info => self.summary.infos += 1,
+            }
+        }
+        sink.findings(findings)
+    }
+}
+
+/// Runs the whole check, handing findings to `sink` in their final order.
+pub fn stream(options: &Options, sink: &mut dyn Sink) -> Result<Outcome, Error> {
+    let settings = effective(options)?;
+    let mut inputs = source::discover(&settings.selection)?;
+    // The VM pass reports a file at a time, so files are visited in the report's order.
+    inputs.sort_by(|a, b| a.display().cmp(b.display()));
+    let locations =
+        crate::schema::load_locations(&options.schema_locations).map_err(Error::Usage)?;
+    let baseline = options
+        .baseline
+        .as_deref()
+        .map(Baseline::load)
+        .transpose()?;
+    let mut origin_roots = Vec::new();
+    if let Some(name) = &options.selection.stdin_filename {
+        let path = std::path::Path::new(name);
+        origin_roots.push(if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent().unwrap_or(path).to_path_buf()
+        });
+    }
+    origin_roots.push(std::path::PathBuf::new());
+    let load_options = LoadOptions {
+        default_namespace: settings.namespace.clone(),
+        keep_sources: options.keep_sources,
+        origin_roots,
+        ..LoadOptions::default()
+    };
+    let version = settings.version;
+
+    let kustomizations = load::kustomizations(&inputs, &load_options);
+    let mut index = IndexPass {
+        streamable: true,
+        ..IndexPass::default()
+    };
+    let index_batch = options.batch_files.unwrap_or(INDEX_BATCH).max(1);
+    for (n, batch) in inputs.chunks(index_batch).enumerate() {
+        let pass = load::first_pass(batch, n * index_batch, &kustomizations, &load_options);
+        index.absorb(pass, version, &locations);
+    }
+
+    let profile = cluster_profile(&index.referenced, version, &settings.config);
+    let object_index = Index::build(&index.referenced);
+    let catalog = catalog_source::load_catalog(&settings.catalog, &profile)?;
+    index.pending.add(settings.config.findings.iter().cloned());
+    index.pending.add(catalog_source::overwritten_by_operator(
+        &index.referenced,
+        &catalog,
+        &profile,
+    ));
+
+    let pass = VmPass {
+        repo: Repo {
+            objects: &index.referenced,
+            index: &object_index,
+            catalog: &catalog,
+            version: profile.version,
+        },
+        profile: &profile,
+        locations: &locations,
+        kustomizations: &kustomizations,
+        load_options: &load_options,
+        keep_rendered: !options.skip_rendered,
+    };
+    let mut summary = index.summary;
+    let mut pending = index.pending;
+    let mut duplicates = index.duplicates;
+    let mut vms = index.vms;
+    let mut deferred = index.deferred;
+    let batch_size = if index.streamable {
+        options.batch_files.unwrap_or(VM_BATCH).max(1)
+    } else {
+        usize::MAX
+    };
+    let mut finisher = Finisher {
+        config: &settings.config,
+        baseline,
+        summary: &mut summary,
+    };
+
+    let mut start = 0;
+    while start < inputs.len() {
+        // A batch ends after `batch_size` files with VMs (or at the last file).
+        let mut end = start;
+        let mut work = Vec::new();
+        while end < inputs.len() && work.len() < batch_size {
+            let display = inputs[end].display();
+            let file_vms = vms.remove(display).unwrap_or_default();
+            let file_deferred = deferred.remove(&end);
+            if !file_vms.is_empty() || file_deferred.is_some() {
+                work.push((end, file_deferred, file_vms));
+            }
+            end += 1;
+        }
+        let results: Vec<FileVms> = work
+            .into_par_iter()
+            .map(|(position, file_deferred, file_vms)| {
+                pass.analyse_file(&inputs[position], file_deferred.as_ref(), file_vms)
+            })
+            .collect();
+        let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
+        for result in results {
+            findings.extend(result.findings);
+            findings.extend(
+                result
+                    .identities
+                    .into_iter()
+                    .filter_map(|identity| duplicates.see(identity)),
+            );
+            finisher.summary.objects += result.objects;
+            finisher.summary.vms += result.vms;
+            finisher.summary.rendered += result.renders;
+            for rendered in result.rendered {
+                sink.rendered(rendered);
+            }
+        }
+        finisher.finish(findings, &suppressions, sink)?;
+        start = end;
+    }
+    // Findings about files that are not inputs: the configuration file, the catalog.
+    let (findings, suppressions) = pending.take(None);
+    finisher.finish(findings, &suppressions, sink)?;
+
+    let mut sources = index.sources;
+    if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
+        sources.push((Arc::clone(file), Arc::clone(text)));
+    }
+    if options.keep_sources {
+        sources.extend(catalog.sources.iter().cloned());
+    }
+    Ok(Outcome {
+        summary,
+        sources,
+        profile,
+    })
+}
