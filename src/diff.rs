@@ -553,6 +553,9 @@ pub enum EffectKind {
     LiveUpdate,
     /// The VM gets the `RestartRequired` condition.
     RestartRequired,
+    /// KubeVirt accepts the update; what the running VM gets is not known (the base side
+    /// could not be rendered).
+    Undetermined,
     /// A new VM.
     Created,
     /// The VM is no longer in the repository.
@@ -588,15 +591,26 @@ impl Effect {
     }
 
     fn restart(reason: &str, details: Vec<String>) -> Self {
-        Self::new(
-            EffectKind::RestartRequired,
-            format!("needs a restart (RestartRequired: {reason})"),
-        )
-        .with_details(details)
+        Self::new(EffectKind::RestartRequired, restart_message(reason)).with_details(details)
     }
 
     fn none() -> Self {
         Self::new(EffectKind::None, "none")
+    }
+}
+
+fn restart_message(reason: &str) -> String {
+    format!("needs a restart (RestartRequired: {reason})")
+}
+
+/// Adds a part the running VM cannot take to `refused`: the first one gives the message.
+fn refuse(refused: &mut Option<Effect>, message: String, detail: String) {
+    match refused {
+        Some(effect) => effect.details.push(detail),
+        None => {
+            *refused =
+                Some(Effect::new(EffectKind::RestartRequired, message).with_details(vec![detail]));
+        }
     }
 }
 
@@ -1252,24 +1266,37 @@ impl SummaryInput<'_> {
                 (parts, |_| true)
             }
             Aspect::Devices => {
-                for (label, key, item) in [
+                let mut listed = [false; 2];
+                for (i, (label, key, item)) in [
                     ("disks", "disks", disk_item as fn(&Value) -> String),
                     ("interfaces", "interfaces", interface_item),
-                ] {
+                ]
+                .into_iter()
+                .enumerate()
+                {
                     let (bv, hv) = (at(&bd, &["devices", key]), at(&hd, &["devices", key]));
-                    if bv != hv {
+                    let (bl, hl) = (list_of(bv, item), list_of(hv, item));
+                    // Same names and buses: the fields that differ say more than the list.
+                    if bl != hl {
                         let n = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
                         parts.push(format!(
                             "{label} {}: {}",
                             arrow(&n(bv).to_string(), &n(hv).to_string()),
-                            arrow(&list_of(bv, item), &list_of(hv, item))
+                            arrow(&bl, &hl)
                         ));
+                        listed[i] = true;
                     }
                 }
-                (parts, |rest| {
-                    starts_with_segment(rest, "devices.disks")
-                        || starts_with_segment(rest, "devices.interfaces")
-                })
+                let explained: fn(&str) -> bool = match listed {
+                    [true, true] => |rest| {
+                        starts_with_segment(rest, "devices.disks")
+                            || starts_with_segment(rest, "devices.interfaces")
+                    },
+                    [true, false] => |rest| starts_with_segment(rest, "devices.disks"),
+                    [false, true] => |rest| starts_with_segment(rest, "devices.interfaces"),
+                    [false, false] => |_| false,
+                };
+                (parts, explained)
             }
             Aspect::Firmware => {
                 let (b, h) = (bootloader(&bd), bootloader(&hd));
@@ -1406,6 +1433,12 @@ fn summarise(
     };
     for (aspect, fields) in by_aspect {
         let (mut parts, explained) = input.headline(aspect);
+        // A headline that says nothing explains no field.
+        let explained: fn(&str) -> bool = if parts.is_empty() {
+            |_| false
+        } else {
+            explained
+        };
         let strip = match aspect {
             Aspect::Placement => prefixes.template.as_str(),
             Aspect::Other => "",
@@ -1702,6 +1735,9 @@ fn template_effect(
         head.get("domain").unwrap_or(&Value::Null),
     );
     let (bt, ht) = (Topology::of(bd), Topology::of(hd));
+    // The CPU and the memory handlers judge their parts separately: the first refusal gives
+    // the message, every refused part is listed.
+    let mut refused: Option<Effect> = None;
     if bt.sockets != ht.sockets {
         let (max, source) = max_sockets(&base, settings);
         let detail = format!(
@@ -1712,12 +1748,16 @@ fn template_effect(
             ht.vcpus()
         );
         if ht.sockets > max {
-            return Some(Effect::restart(
-                "CPU sockets updated in template spec to a value higher than what's available",
-                vec![detail],
-            ));
+            refuse(
+                &mut refused,
+                restart_message(
+                    "CPU sockets updated in template spec to a value higher than what's available",
+                ),
+                detail,
+            );
+        } else {
+            live.push(detail);
         }
-        live.push(detail);
     }
     let (bg, hg) = (
         quantity(at(bd, &["memory", "guest"])),
@@ -1732,31 +1772,32 @@ fn template_effect(
             bytes_text(hg.value())
         );
         match memory_hotplug(&base, settings) {
-            Err(reason) => {
-                return Some(
-                    Effect::new(
-                        EffectKind::RestartRequired,
-                        format!("needs a restart (memory hotplug is not available for {reason})"),
-                    )
-                    .with_details(vec![detail]),
-                );
-            }
-            Ok(_) if hg.value() < bg.value() => {
-                return Some(Effect::restart(
+            Err(reason) => refuse(
+                &mut refused,
+                format!("needs a restart (memory hotplug is not available for {reason})"),
+                detail,
+            ),
+            Ok(_) if hg.value() < bg.value() => refuse(
+                &mut refused,
+                restart_message(
                     "memory updated in template spec to a value lower than what the VM started with",
-                    vec![detail],
-                ));
-            }
-            Ok((max, source)) if hg.value() > max => {
-                return Some(Effect::restart(
+                ),
+                detail,
+            ),
+            Ok((max, source)) if hg.value() > max => refuse(
+                &mut refused,
+                restart_message(
                     "memory updated in template spec to a value higher than what's available",
-                    vec![format!("{detail}; maxGuest {} ({source})", bytes_text(max))],
-                ));
-            }
+                ),
+                format!("{detail}; maxGuest {} ({source})", bytes_text(max)),
+            ),
             Ok((max, source)) => {
                 live.push(format!("{detail}; maxGuest {} ({source})", bytes_text(max)));
             }
         }
+    }
+    if refused.is_some() {
+        return refused;
     }
     if placement {
         live.push(
@@ -1843,6 +1884,16 @@ impl SideVm<'_> {
                 Revision::Absent
             },
         })
+    }
+
+    /// Not rendered, but a `revisionName` names a ControllerRevision that only the cluster
+    /// holds: the VM is live there all the same.
+    fn pinned_to_cluster_revision(&self) -> bool {
+        self.rendered.is_none()
+            && ROLES.iter().any(|role| {
+                self.written_matcher(*role)
+                    .is_some_and(|m| matches!(m.revision, Revision::Named(_) | Revision::Unknown))
+            })
     }
 
     fn is_stopped(&self) -> bool {
@@ -2026,7 +2077,9 @@ fn vm_effect(
     if let Some(effect) = matcher_update_refusal(base, head, ctx.version) {
         return effect;
     }
-    if first_error_effect(base).is_some_and(|e| e.kind == EffectKind::Rejected) {
+    let base_in_cluster = base.pinned_to_cluster_revision();
+    if !base_in_cluster && first_error_effect(base).is_some_and(|e| e.kind == EffectKind::Rejected)
+    {
         notes.push("KubeVirt rejects the base revision of this VM, so no live VM exists from it: the change applies as a create".to_owned());
         return first_error_effect(head)
             .unwrap_or_else(|| Effect::new(EffectKind::Created, "created"));
@@ -2058,6 +2111,12 @@ fn vm_effect(
         ));
     }
     let (Some(b), Some(h)) = (base.rendered, head.rendered) else {
+        if base_in_cluster {
+            return Effect::new(
+                EffectKind::Undetermined,
+                "accepted; what the running VM gets is not known: the base revision uses a ControllerRevision that only the cluster holds",
+            );
+        }
         if base.rendered.is_none() {
             notes.push("the base revision could not be rendered".to_owned());
             return Effect::new(
