@@ -119,6 +119,15 @@ impl VmMatchers {
         }
     }
 
+    /// The objects the VM (in `namespace`) uses, instance type first.
+    fn object_keys(&self, namespace: &str) -> Vec<ObjectKey> {
+        ROLES
+            .iter()
+            .filter_map(|role| self.get(*role))
+            .map(|m| m.object_key(namespace))
+            .collect()
+    }
+
     fn slot(&mut self, role: MatcherRole) -> &mut Option<MatcherRef> {
         match role {
             MatcherRole::Instancetype => &mut self.instancetype,
@@ -412,11 +421,7 @@ impl Inputs {
                 });
             } else if crate::analyze::is_vm(object) {
                 let json = object.node.to_json();
-                let spec = if object.kind == "VirtualMachinePool" {
-                    json.pointer("/spec/virtualMachineTemplate/spec")
-                } else {
-                    json.get("spec")
-                };
+                let spec = vm_spec(&json, &object.kind);
                 let vm = WrittenVm {
                     kind: object.kind.clone(),
                     file: object.file.to_string(),
@@ -435,8 +440,8 @@ impl Inputs {
     /// Renames file names that start with `from` (see [`relabel`]).
     pub fn relabel(&mut self, from: &str, to: &str) {
         let rename = |file: &mut String| {
-            if let Some(rest) = file.strip_prefix(from) {
-                *file = format!("{to}{rest}");
+            if let Some(renamed) = renamed(file, from, to) {
+                *file = renamed;
             }
         };
         for object in self.objects.values_mut() {
@@ -446,6 +451,11 @@ impl Inputs {
             rename(&mut vm.file);
         }
     }
+}
+
+/// `file` with its prefix `from` replaced by `to`; `None` when it does not start with `from`.
+fn renamed(file: &str, from: &str, to: &str) -> Option<String> {
+    file.strip_prefix(from).map(|rest| format!("{to}{rest}"))
 }
 
 /// Reads a side's [`Inputs`] with the options its `check::run` used (paths, include/exclude
@@ -488,8 +498,8 @@ pub fn relabel(report: &mut Report, from: &str, to: &str) {
         return;
     }
     let rename = |file: &mut Arc<str>| {
-        if let Some(rest) = file.strip_prefix(from) {
-            *file = Arc::from(format!("{to}{rest}"));
+        if let Some(renamed) = renamed(file, from, to) {
+            *file = Arc::from(renamed);
         }
     };
     for finding in &mut report.findings {
@@ -701,6 +711,11 @@ impl VmDiff {
     pub fn key(&self) -> VmKey {
         VmKey::new(&self.namespace, &self.name)
     }
+
+    /// `file:line` of the head side, else of the base side.
+    fn place(&self) -> String {
+        place_text(self.head.as_ref().or(self.base.as_ref()))
+    }
 }
 
 /// How a user relates to a changed instance type or preference.
@@ -721,6 +736,12 @@ pub struct ObjectUser {
     pub namespace: String,
     pub name: String,
     pub relation: Relation,
+}
+
+impl ObjectUser {
+    pub fn key(&self) -> VmKey {
+        VmKey::new(&self.namespace, &self.name)
+    }
 }
 
 /// An instance type or preference across the sides.
@@ -922,6 +943,14 @@ fn describe(change: &FieldChange, strip: &str) -> String {
     )
 }
 
+/// One line per field that differs.
+fn field_lines(before: &Value, after: &Value) -> Vec<String> {
+    field_changes(before, after)
+        .iter()
+        .map(|f| describe(f, ""))
+        .collect()
+}
+
 /// `rest` starts with the segment `segment` (followed by nothing, `.` or `[`).
 fn starts_with_segment(rest: &str, segment: &str) -> bool {
     rest.strip_prefix(segment)
@@ -946,6 +975,11 @@ struct Prefixes {
     vm: String,
     template: String,
     domain: String,
+}
+
+/// The VM spec of a VirtualMachine, or of a VirtualMachinePool's VM template.
+fn vm_spec<'v>(object: &'v Value, kind: &str) -> Option<&'v Value> {
+    object.pointer(&pointer_of(&Prefixes::for_kind(kind).vm))
 }
 
 impl Prefixes {
@@ -1184,6 +1218,15 @@ fn map_changes(before: Option<&Value>, after: Option<&Value>, prefix: &str, out:
     }
 }
 
+/// The memory fields the summary names (label, path in the domain).
+const MEMORY_FIELDS: [(&str, &str); 5] = [
+    ("guest", "memory.guest"),
+    ("maxGuest", "memory.maxGuest"),
+    ("hugepages", "memory.hugepages.pageSize"),
+    ("requests.memory", "resources.requests.memory"),
+    ("limits.memory", "resources.limits.memory"),
+];
+
 struct SummaryInput<'a> {
     base: &'a Value,
     head: &'a Value,
@@ -1192,17 +1235,11 @@ struct SummaryInput<'a> {
 
 impl SummaryInput<'_> {
     fn domain(&self, value: &Value) -> Value {
-        value
-            .pointer(&pointer_of(&self.prefixes.domain))
-            .cloned()
-            .unwrap_or(Value::Null)
+        section(value, &self.prefixes.domain)
     }
 
     fn template(&self, value: &Value) -> Value {
-        value
-            .pointer(&pointer_of(&self.prefixes.template))
-            .cloned()
-            .unwrap_or(Value::Null)
+        section(value, &self.prefixes.template)
     }
 
     /// The headline of an aspect, from the values; the fields it explains are not repeated.
@@ -1227,29 +1264,19 @@ impl SummaryInput<'_> {
                 })
             }
             Aspect::Memory => {
-                for (label, path) in [
-                    ("guest", &["memory", "guest"][..]),
-                    ("maxGuest", &["memory", "maxGuest"][..]),
-                    ("hugepages", &["memory", "hugepages", "pageSize"][..]),
-                    ("requests.memory", &["resources", "requests", "memory"][..]),
-                    ("limits.memory", &["resources", "limits", "memory"][..]),
-                ] {
-                    if let Some(change) =
-                        opt_arrow(text_at(&bd, path).as_deref(), text_at(&hd, path).as_deref())
-                    {
+                for (label, path) in MEMORY_FIELDS {
+                    let path: Vec<&str> = path.split('.').collect();
+                    if let Some(change) = opt_arrow(
+                        text_at(&bd, &path).as_deref(),
+                        text_at(&hd, &path).as_deref(),
+                    ) {
                         parts.push(format!("{label} {change}"));
                     }
                 }
                 (parts, |rest| {
-                    [
-                        "memory.guest",
-                        "memory.maxGuest",
-                        "memory.hugepages.pageSize",
-                        "resources.requests.memory",
-                        "resources.limits.memory",
-                    ]
-                    .iter()
-                    .any(|s| starts_with_segment(rest, s))
+                    MEMORY_FIELDS
+                        .iter()
+                        .any(|(_, path)| starts_with_segment(rest, path))
                 })
             }
             Aspect::Gpus | Aspect::HostDevices => {
@@ -1372,6 +1399,14 @@ impl SummaryInput<'_> {
     }
 }
 
+/// The value at a dotted path (a copy), or null.
+fn section(value: &Value, path: &str) -> Value {
+    value
+        .pointer(&pointer_of(path))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
 fn pointer_of(path: &str) -> String {
     let mut pointer = String::new();
     for segment in path.split('.') {
@@ -1406,6 +1441,13 @@ fn matcher_change(role: MatcherRole, base: &VmMatchers, head: &VmMatchers) -> Op
     })
 }
 
+fn matcher_changes(base: &VmMatchers, head: &VmMatchers) -> Vec<Change> {
+    ROLES
+        .iter()
+        .filter_map(|role| matcher_change(*role, base, head))
+        .collect()
+}
+
 /// The semantic summary of a changed VM.
 fn summarise(
     base: &Value,
@@ -1415,10 +1457,7 @@ fn summarise(
     head_matchers: &VmMatchers,
 ) -> Vec<Change> {
     let prefixes = Prefixes::for_kind(kind);
-    let mut changes: Vec<Change> = ROLES
-        .iter()
-        .filter_map(|role| matcher_change(*role, base_matchers, head_matchers))
-        .collect();
+    let mut changes = matcher_changes(base_matchers, head_matchers);
     let mut by_aspect: BTreeMap<Aspect, Vec<FieldChange>> = BTreeMap::new();
     for field in field_changes(base, head) {
         by_aspect
@@ -1687,14 +1726,11 @@ fn template_effect(
     if base == head {
         return None;
     }
-    let fields = |a: &Value, b: &Value| -> Vec<String> {
-        field_changes(a, b)
-            .iter()
-            .map(|f| describe(f, ""))
-            .collect()
-    };
     if rollout == Rollout::Stage {
-        return Some(Effect::restart(NON_LIVE_UPDATABLE, fields(&base, &head)));
+        return Some(Effect::restart(
+            NON_LIVE_UPDATABLE,
+            field_lines(&base, &head),
+        ));
     }
     let mut seen = base.clone();
     let mut live = Vec::new();
@@ -1727,7 +1763,10 @@ fn template_effect(
         set_pointer(&mut seen, &format!("/{key}"), head.get(key).cloned());
     }
     if seen != head {
-        return Some(Effect::restart(NON_LIVE_UPDATABLE, fields(&seen, &head)));
+        return Some(Effect::restart(
+            NON_LIVE_UPDATABLE,
+            field_lines(&seen, &head),
+        ));
     }
 
     let (bd, hd) = (
@@ -1858,12 +1897,7 @@ impl SideVm<'_> {
     }
 
     fn spec(&self) -> Option<&Value> {
-        let value = self.rendered.map(|r| &r.value)?;
-        if self.kind == "VirtualMachinePool" {
-            value.pointer("/spec/virtualMachineTemplate/spec")
-        } else {
-            value.get("spec")
-        }
+        vm_spec(&self.rendered?.value, &self.kind)
     }
 
     /// The matcher as written, else as resolved with what the findings tell of `revisionName`.
@@ -2033,32 +2067,29 @@ struct Context<'a> {
     changed_objects: &'a BTreeSet<ObjectKey>,
 }
 
+/// What the findings of a side say KubeVirt does with it: rejections first, then references
+/// it admits but cannot resolve. The first message leads, the others are details.
 fn first_error_effect(vm: &SideVm<'_>) -> Option<Effect> {
-    let rejected = vm.messages(Category::Reject);
-    if let Some(first) = rejected.first() {
-        return Some(
-            Effect::new(EffectKind::Rejected, format!("rejected: {first}"))
-                .with_details(rejected.iter().skip(1).cloned().collect()),
-        );
-    }
-    let unresolved = vm.messages(Category::Unresolved);
-    if let Some(first) = unresolved.first() {
-        return Some(
-            Effect::new(
-                EffectKind::CannotStart,
-                format!("admitted, but cannot start: {first}"),
-            )
-            .with_details(unresolved.iter().skip(1).cloned().collect()),
-        );
-    }
-    None
+    [
+        (Category::Reject, EffectKind::Rejected, "rejected"),
+        (
+            Category::Unresolved,
+            EffectKind::CannotStart,
+            "admitted, but cannot start",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(category, kind, verdict)| {
+        let mut messages = vm.messages(category).into_iter();
+        let first = messages.next()?;
+        Some(Effect::new(kind, format!("{verdict}: {first}")).with_details(messages.collect()))
+    })
 }
 
 fn uses_changed_object(key: &VmKey, vm: &SideVm<'_>, ctx: &Context<'_>) -> Vec<String> {
-    ROLES
-        .iter()
-        .filter_map(|role| vm.resolved.get(*role))
-        .map(|m| m.object_key(&key.namespace))
+    vm.resolved
+        .object_keys(&key.namespace)
+        .into_iter()
         .filter(|k| ctx.changed_objects.contains(k))
         .map(|k| k.to_string())
         .collect()
@@ -2127,9 +2158,8 @@ fn vm_effect(
         return Effect::new(EffectKind::CannotStart, "cannot be rendered");
     };
     let prefixes = Prefixes::for_kind(&head.kind);
-    let template = pointer_of(&prefixes.template);
-    let last = b.value.pointer(&template).cloned().unwrap_or(Value::Null);
-    let current = h.value.pointer(&template).cloned().unwrap_or(Value::Null);
+    let last = section(&b.value, &prefixes.template);
+    let current = section(&h.value, &prefixes.template);
     let migration = head
         .spec()
         .and_then(|s| s.get("updateVolumesStrategy"))
@@ -2141,12 +2171,7 @@ fn vm_effect(
             EffectKind::AppliedAtStart,
             "applied when the VM starts (it is not running on the base revision)",
         )
-        .with_details(
-            field_changes(&without_empty(&last), &without_empty(&current))
-                .iter()
-                .map(|f| describe(f, ""))
-                .collect(),
-        ),
+        .with_details(field_lines(&without_empty(&last), &without_empty(&current))),
         Some(mut effect) => {
             if switched && effect.kind == EffectKind::LiveUpdate {
                 effect.details.insert(
@@ -2233,10 +2258,7 @@ fn vm_diff(
         (VmStatus::Changed, (Some(bv), Some(hv))) => {
             summarise(bv, hv, kind, &b.resolved, &h.resolved)
         }
-        (VmStatus::Changed | VmStatus::Added, _) => ROLES
-            .iter()
-            .filter_map(|role| matcher_change(*role, &b.resolved, &h.resolved))
-            .collect(),
+        (VmStatus::Changed | VmStatus::Added, _) => matcher_changes(&b.resolved, &h.resolved),
         _ => Vec::new(),
     };
     let diff = match (status, &rendered_values) {
@@ -2305,29 +2327,15 @@ fn object_diffs(
         };
         let mut used_by = Vec::new();
         for (vm_key, vm) in head_vms {
-            let uses = ROLES.iter().any(|role| {
-                vm.resolved
-                    .get(*role)
-                    .is_some_and(|m| m.object_key(&vm_key.namespace) == *key)
-            });
-            if !uses {
+            if !vm.resolved.object_keys(&vm_key.namespace).contains(key) {
                 continue;
             }
             let relation = match base_vms.get(vm_key) {
                 None => Relation::NewVm,
-                Some(before) => {
-                    let used_before = ROLES.iter().any(|role| {
-                        before
-                            .resolved
-                            .get(*role)
-                            .is_some_and(|m| m.object_key(&vm_key.namespace) == *key)
-                    });
-                    if used_before {
-                        Relation::KeepsRevision
-                    } else {
-                        Relation::Switches
-                    }
+                Some(before) if before.resolved.object_keys(&vm_key.namespace).contains(key) => {
+                    Relation::KeepsRevision
                 }
+                Some(_) => Relation::Switches,
             };
             used_by.push(ObjectUser {
                 namespace: vm_key.namespace.clone(),
@@ -2556,7 +2564,7 @@ pub fn text(diff: &Diff) -> String {
         .iter()
         .filter(|vm| vm.status != VmStatus::Unchanged)
     {
-        let place = place_text(vm.head.as_ref().or(vm.base.as_ref()));
+        let place = vm.place();
         let _ = writeln!(
             out,
             "\n{} {} ({}{}{})",
@@ -2602,7 +2610,7 @@ pub fn text(diff: &Diff) -> String {
                 let _ = writeln!(
                     out,
                     "    used by {} ({})",
-                    VmKey::new(&user.namespace, &user.name),
+                    user.key(),
                     relation_text(user.relation)
                 );
             }
@@ -2765,7 +2773,7 @@ pub fn markdown(diff: &Diff) -> String {
                 vm.status,
                 html(&vm.effect.message)
             );
-            let place = place_text(vm.head.as_ref().or(vm.base.as_ref()));
+            let place = vm.place();
             if !place.is_empty() {
                 let _ = writeln!(out, "{} {}\n", md(&vm.kind), md_code(&place));
             }
@@ -2806,7 +2814,7 @@ pub fn markdown(diff: &Diff) -> String {
                 .map(|u| {
                     format!(
                         "{} ({})",
-                        md_code(&VmKey::new(&u.namespace, &u.name).to_string()),
+                        md_code(&u.key().to_string()),
                         md(relation_text(u.relation))
                     )
                 })
