@@ -2550,6 +2550,19 @@ fn counts_line(diff: &Diff) -> String {
     )
 }
 
+/// `~ apps/web (VirtualMachine, vms/web.yaml:1)`
+fn vm_heading(vm: &VmDiff) -> String {
+    let place = vm.place();
+    format!(
+        "{} {} ({}{}{})",
+        status_mark(vm.status),
+        vm.key(),
+        vm.kind,
+        if place.is_empty() { "" } else { ", " },
+        place
+    )
+}
+
 /// The terminal format: a summary, each VM that differs with its semantic summary, what
 /// KubeVirt does and the unified diff, then instance types and preferences and the findings.
 pub fn text(diff: &Diff) -> String {
@@ -2564,16 +2577,7 @@ pub fn text(diff: &Diff) -> String {
         .iter()
         .filter(|vm| vm.status != VmStatus::Unchanged)
     {
-        let place = vm.place();
-        let _ = writeln!(
-            out,
-            "\n{} {} ({}{}{})",
-            status_mark(vm.status),
-            vm.key(),
-            vm.kind,
-            if place.is_empty() { "" } else { ", " },
-            place
-        );
+        let _ = writeln!(out, "\n{}", vm_heading(vm));
         for change in &vm.changes {
             let _ = writeln!(out, "    {:<15}{}", change.aspect.label(), change.summary);
         }
@@ -2586,6 +2590,17 @@ pub fn text(diff: &Diff) -> String {
         }
         for line in vm.diff.lines() {
             let _ = writeln!(out, "    {line}");
+        }
+    }
+    let unchanged: Vec<&VmDiff> = diff
+        .vms
+        .iter()
+        .filter(|vm| vm.status == VmStatus::Unchanged)
+        .collect();
+    if !unchanged.is_empty() {
+        let _ = writeln!(out, "\nunchanged:");
+        for vm in unchanged {
+            let _ = writeln!(out, "{}", vm_heading(vm));
         }
     }
     if !diff.objects.is_empty() {
@@ -2804,6 +2819,26 @@ pub fn markdown(diff: &Diff) -> String {
             }
             let _ = writeln!(out, "</details>\n");
         }
+    }
+    let unchanged: Vec<String> = diff
+        .vms
+        .iter()
+        .filter(|vm| vm.status == VmStatus::Unchanged)
+        .map(|vm| {
+            format!(
+                "- {} {}",
+                md_code(&vm.key().to_string()),
+                md_code(&vm.place())
+            )
+        })
+        .collect();
+    if !unchanged.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details>\n<summary>Unchanged VMs: {}</summary>\n\n{}\n\n</details>\n",
+            unchanged.len(),
+            unchanged.join("\n")
+        );
     }
     if !diff.objects.is_empty() {
         let _ = writeln!(out, "#### Instance types and preferences\n");
