@@ -51,6 +51,9 @@ pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in 
 pub const MATCHER_RENAMED: &str =
     "the Matcher Name has been updated without updating the RevisionName";
 
+/// Where a `maxSockets` or `maxGuest` of the rendered VM comes from.
+const EXPLICIT_LIMIT: &str = "set by the VM or its instance type";
+
 /// Lines of a VM's unified diff that the Markdown format shows before cutting it short.
 const MARKDOWN_DIFF_LINES: usize = 300;
 /// Field changes listed under "other" before the rest is counted.
@@ -1643,7 +1646,7 @@ fn memory_hotplug(template: &Value, settings: &ClusterSettings) -> Result<(i64, 
     let guest = quantity(at(domain, &["memory", "guest"]))
         .ok_or_else(|| "no guest memory is set".to_owned())?;
     if let Some(explicit) = quantity(at(domain, &["memory", "maxGuest"])) {
-        return Ok((explicit.value(), "set in the VM".to_owned()));
+        return Ok((explicit.value(), EXPLICIT_LIMIT.to_owned()));
     }
     let (max_guest, source) =
         if let Some(Ok(max)) = settings.max_guest.as_deref().map(Quantity::parse) {
@@ -1695,7 +1698,7 @@ fn max_sockets(template: &Value, settings: &ClusterSettings) -> (u64, String) {
         .and_then(Value::as_u64)
         .filter(|m| *m > 0)
     {
-        return (explicit, "set in the VM".to_owned());
+        return (explicit, EXPLICIT_LIMIT.to_owned());
     }
     let topology = Topology::of(domain);
     if let Some(max) = settings.max_cpu_sockets.filter(|m| *m > 0) {
@@ -2486,7 +2489,7 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
     ];
     if rollout == Rollout::LiveUpdate {
         assumptions.push(format!(
-            "hotplug limits: maxSockets and maxGuest as the VM sets them, else {} (KubeVirt's defaults for a VM without them)",
+            "hotplug limits: maxSockets and maxGuest as the VM or its instance type sets them, else {} (KubeVirt's defaults for a VM without them)",
             match (&settings.max_cpu_sockets, &settings.max_guest) {
                 (None, None) => format!("{} × the base revision's sockets and guest memory", settings.ratio()),
                 _ => "the cluster's liveUpdateConfiguration".to_owned(),

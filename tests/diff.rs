@@ -173,6 +173,22 @@ fn resizing_within_the_hotplug_limits_applies_live_with_or_without_inputs() {
         assert!(!diff.fails(Some(Severity::Info)));
         assert!(diff.objects.is_empty());
     }
+    // Limits the instance type sets allow more than KubeVirt's defaults (4 × 1 socket, 4 × 4Gi).
+    let diff = compare("resize-within-limits");
+    let explicit = vm(&diff, "explicit");
+    assert_eq!(
+        explicit.effect.kind,
+        EffectKind::LiveUpdate,
+        "{:?}",
+        explicit.effect
+    );
+    assert_eq!(
+        explicit.effect.details[1..],
+        [
+            "CPU sockets 1 → 6 (vCPUs 1 → 6); maxSockets 6 (set by the VM or its instance type)",
+            "guest memory 4Gi → 20Gi; maxGuest 24Gi (set by the VM or its instance type)",
+        ]
+    );
 }
 
 #[test]
@@ -413,6 +429,17 @@ fn unknown_revisions_and_non_repositories_are_usage_errors() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
 }
 
+/// The VM `apps/web` of `kvlint diff --format json` output.
+fn web_json(output: &Output) -> serde_json::Value {
+    assert!(output.status.success(), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    json["vms"]
+        .as_array()
+        .and_then(|vms| vms.iter().find(|vm| vm["name"] == "web"))
+        .cloned()
+        .expect("apps/web is in the diff")
+}
+
 #[test]
 fn diff_base_head_1_in_a_real_repository() {
     let case = std::fs::canonicalize(case_dir("resize-within-limits")).unwrap();
@@ -435,14 +462,11 @@ fn diff_base_head_1_in_a_real_repository() {
         repo.path(),
         &["diff", "--base", "HEAD~1", "--format", "json", "vms"],
     );
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(json["vms"][0]["base"]["file"], "vms/web.yaml");
-    assert_eq!(json["vms"][0]["head"]["file"], "vms/web.yaml");
-    assert_eq!(
-        json["vms"][0]["head_matchers"]["instancetype"]["name"],
-        "u1.2xlarge"
-    );
-    assert_eq!(json["vms"][0]["effect"]["kind"], "restart-required");
+    let web = web_json(&output);
+    assert_eq!(web["base"]["file"], "vms/web.yaml");
+    assert_eq!(web["head"]["file"], "vms/web.yaml");
+    assert_eq!(web["head_matchers"]["instancetype"]["name"], "u1.2xlarge");
+    assert_eq!(web["effect"]["kind"], "restart-required");
     // ...unless --head names a revision; neither touches the working tree.
     let output = kvlint(
         repo.path(),
@@ -450,12 +474,9 @@ fn diff_base_head_1_in_a_real_repository() {
             "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
         ],
     );
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(
-        json["vms"][0]["head_matchers"]["instancetype"]["name"],
-        "u1.large"
-    );
-    assert_eq!(json["vms"][0]["effect"]["kind"], "live-update");
+    let web = web_json(&output);
+    assert_eq!(web["head_matchers"]["instancetype"]["name"], "u1.large");
+    assert_eq!(web["effect"]["kind"], "live-update");
     assert_eq!(
         std::fs::read_to_string(repo.path().join("vms/web.yaml")).unwrap(),
         head_vm.replace("u1.large", "u1.2xlarge")
