@@ -2480,8 +2480,11 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
         "as the repository's KubeVirt configuration sets".to_owned()
     } else if rollout == Rollout::LiveUpdate {
         "KubeVirt v1.6+ default".to_owned()
-    } else {
+    } else if version.at_least(1, 2) {
         "the default up to KubeVirt v1.5".to_owned()
+    } else {
+        // vmRolloutStrategy exists from v1.2; before it nothing was applied to a running VM.
+        "KubeVirt before v1.2 has no vmRolloutStrategy and behaves so".to_owned()
     };
     let mut assumptions = vec![
         "the live VM was created from the base revision and is running".to_owned(),

@@ -192,6 +192,48 @@ fn resizing_within_the_hotplug_limits_applies_live_with_or_without_inputs() {
 }
 
 #[test]
+fn older_releases_stage_every_change_and_up_to_v1_4_keep_the_revision_name_they_wrote() {
+    let dir = case_dir("resize-within-limits");
+    let run = |version: &str| {
+        let output = kvlint(
+            Path::new("."),
+            &[
+                "diff",
+                &dir.join("base").to_string_lossy(),
+                &dir.join("head").to_string_lossy(),
+                "--kubevirt-version",
+                version,
+                "--format",
+                "json",
+            ],
+        );
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        (output.status.code(), json)
+    };
+    let (code, json) = run("v1.5");
+    assert_eq!(code, Some(0));
+    assert_eq!(json["rollout"], "Stage");
+    assert_eq!(json["vms"][1]["effect"]["kind"], "restart-required");
+    // Up to v1.4 the controller wrote revisionName into the live spec; an apply that does not
+    // mention it keeps it, so renaming the instance type alone is refused.
+    let (code, json) = run("v1.4");
+    assert_eq!(code, Some(1));
+    assert_eq!(json["vms"][1]["effect"]["kind"], "rejected");
+    assert!(
+        json["vms"][1]["effect"]["details"][1]
+            .as_str()
+            .unwrap()
+            .starts_with("KubeVirt v1.4 wrote spec.instancetype.revisionName into the live VM"),
+        "{json}"
+    );
+    let (_, json) = run("v1.1");
+    assert_eq!(
+        json["assumptions"][1],
+        "Stage rollout (KubeVirt before v1.2 has no vmRolloutStrategy and behaves so; target KubeVirt v1.1)"
+    );
+}
+
+#[test]
 fn resizing_beyond_the_hotplug_limits_needs_a_restart_and_lists_every_refused_part() {
     let diff = compare("resize-beyond-limits");
     let sockets = vm(&diff, "sockets");
