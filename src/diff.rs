@@ -2146,10 +2146,26 @@ fn vm_effect(
     }
     let (Some(b), Some(h)) = (base.rendered, head.rendered) else {
         if base_in_cluster {
-            return Effect::new(
+            let revisions: Vec<String> = ROLES
+                .iter()
+                .filter_map(|role| match base.written_matcher(*role)?.revision {
+                    Revision::Named(name) => {
+                        Some(format!("{name} (spec.{}.revisionName)", role.field()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut effect = Effect::new(
                 EffectKind::Undetermined,
                 "accepted; what the running VM gets is not known: the base revision uses a ControllerRevision that only the cluster holds",
             );
+            if !revisions.is_empty() {
+                effect.details.push(format!(
+                    "ControllerRevision {} is not in the repository; the running VM was built from it",
+                    revisions.join(", ")
+                ));
+            }
+            return effect;
         }
         if base.rendered.is_none() {
             notes.push("the base revision could not be rendered".to_owned());
