@@ -706,7 +706,8 @@ pub struct VmDiff {
     pub effect: Effect,
     pub notes: Vec<String>,
     /// Unified diff of the rendered YAML (`a/<ns>/<name>`, `b/<ns>/<name>`; an added VM against
-    /// `/dev/null`); empty for unchanged and removed VMs and when a side has no rendering.
+    /// `/dev/null`); of the manifests as written when a side has no rendering (`a/<ns>/<name> (as
+    /// written)`); empty for unchanged and removed VMs.
     pub diff: String,
 }
 
@@ -2290,6 +2291,16 @@ fn vm_diff(
         (VmStatus::Added, (_, Some(hv))) => {
             unified("", &to_yaml(hv), "/dev/null", &format!("b/{key}"))
         }
+        // A side that cannot be rendered: the manifests as written say what changed.
+        (VmStatus::Changed, _) => match (b.written, h.written) {
+            (Some(x), Some(y)) => unified(
+                &to_yaml(&x.object),
+                &to_yaml(&y.object),
+                &format!("a/{key} (as written)"),
+                &format!("b/{key} (as written)"),
+            ),
+            _ => String::new(),
+        },
         _ => String::new(),
     };
     if status == VmStatus::Changed {
