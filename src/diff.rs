@@ -1483,8 +1483,7 @@ fn summarise(
             explained
         };
         let strip = match aspect {
-            Aspect::Placement => prefixes.template.as_str(),
-            Aspect::Other => "",
+            Aspect::Placement | Aspect::Other => prefixes.template.as_str(),
             _ => prefixes.domain.as_str(),
         };
         let rest: Vec<&FieldChange> = fields

@@ -329,6 +329,29 @@ fn switching_the_preference_lists_the_fields_it_changes() {
         ]
     );
     assert_eq!(web.effect.kind, EffectKind::RestartRequired);
+    let win = vm(&diff, "win");
+    let aspects: Vec<Aspect> = win.changes.iter().map(|c| c.aspect).collect();
+    assert_eq!(
+        aspects,
+        [
+            Aspect::Preference,
+            Aspect::Devices,
+            Aspect::Firmware,
+            Aspect::Annotations,
+            Aspect::Other
+        ]
+    );
+    assert_eq!(
+        summary(win)[2].1,
+        "bootloader EFI with secure boot → EFI with secure boot, persistent"
+    );
+    assert!(
+        summary(win)[4]
+            .1
+            .starts_with("domain.clock.timer.hpet.present (none) → false; "),
+        "{:?}",
+        summary(win)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
