@@ -3286,6 +3286,43 @@ mod tests {
     }
 
     #[test]
+    fn gpus_host_devices_and_memory_requests_are_summarised() {
+        let base = report(vec![rendered(vm("web", 1, "4Gi"), None)], Vec::new());
+        let head_vm = with(
+            vm("web", 1, "4Gi"),
+            "/spec/template/spec/domain/devices/gpus",
+            json!([{"name": "gpu1", "deviceName": "nvidia.com/A100"}]),
+        );
+        let head_vm = with(
+            head_vm,
+            "/spec/template/spec/domain/devices/hostDevices",
+            json!([{"name": "nic", "deviceName": "intel.com/sriov"}]),
+        );
+        let head_vm = with(
+            head_vm,
+            "/spec/template/spec/domain/resources/requests/memory",
+            json!("4Gi"),
+        );
+        let head = report(vec![rendered(head_vm, None)], Vec::new());
+        let diff = diff(&base, &head);
+        let web = find(&diff, "web");
+        let summary: Vec<(Aspect, &str)> = web
+            .changes
+            .iter()
+            .map(|c| (c.aspect, c.summary.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (Aspect::Memory, "requests.memory (none) → 4Gi"),
+                (Aspect::Gpus, "none → gpu1 (nvidia.com/A100)"),
+                (Aspect::HostDevices, "none → nic (intel.com/sriov)"),
+            ]
+        );
+        assert_eq!(web.effect.kind, EffectKind::RestartRequired);
+    }
+
+    #[test]
     fn introduced_and_fixed_findings_ignore_lines() {
         use crate::rules::{INSTANCETYPE_CONFLICT, MACHINE_TYPE_DEFAULTED, REVISION_NAME_IN_SPEC};
         let base = report(
