@@ -95,6 +95,33 @@ fn fixture_pairs() {
     }
 }
 
+#[test]
+fn fail_on_decides_the_exit_code() {
+    let exit_code = |case: &str, fail_on: &str| {
+        let dir = case_dir(case);
+        kvlint(
+            Path::new("."),
+            &[
+                "diff",
+                &dir.join("base").to_string_lossy(),
+                &dir.join("head").to_string_lossy(),
+                "--fail-on",
+                fail_on,
+            ],
+        )
+        .status
+        .code()
+    };
+    // The added VM brings warnings.
+    assert_eq!(exit_code("added-removed", "error"), Some(0));
+    assert_eq!(exit_code("added-removed", "warning"), Some(1));
+    // A rejected change fails unless nothing does.
+    assert_eq!(exit_code("rename-with-revision-name", "error"), Some(1));
+    assert_eq!(exit_code("rename-with-revision-name", "none"), Some(0));
+    let output = kvlint(Path::new("."), &["diff", "testdata/diff/no-change/base"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The library on the fixture pairs
 
