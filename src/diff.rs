@@ -25,7 +25,9 @@
 //! The matcher update rule of the mutating webhook (§2.2a) and the findings of category
 //! `reject` of the head side decide rejections. Existing VMs keep the ControllerRevision of
 //! their instance type and preference (drift.md D-13), so a changed instance type reaches only
-//! new VMs and VMs that switch to it.
+//! new VMs and VMs that switch to it. A base VM that cannot be rendered because its
+//! `revisionName` names a ControllerRevision only the cluster holds is live all the same: what
+//! its running VM gets is undetermined.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
