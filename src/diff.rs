@@ -25,7 +25,9 @@
 //! The matcher update rule of the mutating webhook (§2.2a) and the findings of category
 //! `reject` of the head side decide rejections. Existing VMs keep the ControllerRevision of
 //! their instance type and preference (drift.md D-13), so a changed instance type reaches only
-//! new VMs and VMs that switch to it.
+//! new VMs and VMs that switch to it. A base VM that cannot be rendered because its
+//! `revisionName` names a ControllerRevision only the cluster holds is live all the same: what
+//! its running VM gets is undetermined.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
@@ -50,6 +52,9 @@ pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in 
 /// The mutating webhook's refusal of a matcher rename that keeps the `revisionName`.
 pub const MATCHER_RENAMED: &str =
     "the Matcher Name has been updated without updating the RevisionName";
+
+/// Where a `maxSockets` or `maxGuest` of the rendered VM comes from.
+const EXPLICIT_LIMIT: &str = "set by the VM or its instance type";
 
 /// Lines of a VM's unified diff that the Markdown format shows before cutting it short.
 const MARKDOWN_DIFF_LINES: usize = 300;
@@ -117,6 +122,15 @@ impl VmMatchers {
             MatcherRole::Instancetype => self.instancetype.as_ref(),
             MatcherRole::Preference => self.preference.as_ref(),
         }
+    }
+
+    /// The objects the VM (in `namespace`) uses, instance type first.
+    fn object_keys(&self, namespace: &str) -> Vec<ObjectKey> {
+        ROLES
+            .iter()
+            .filter_map(|role| self.get(*role))
+            .map(|m| m.object_key(namespace))
+            .collect()
     }
 
     fn slot(&mut self, role: MatcherRole) -> &mut Option<MatcherRef> {
@@ -412,11 +426,7 @@ impl Inputs {
                 });
             } else if crate::analyze::is_vm(object) {
                 let json = object.node.to_json();
-                let spec = if object.kind == "VirtualMachinePool" {
-                    json.pointer("/spec/virtualMachineTemplate/spec")
-                } else {
-                    json.get("spec")
-                };
+                let spec = vm_spec(&json, &object.kind);
                 let vm = WrittenVm {
                     kind: object.kind.clone(),
                     file: object.file.to_string(),
@@ -435,8 +445,8 @@ impl Inputs {
     /// Renames file names that start with `from` (see [`relabel`]).
     pub fn relabel(&mut self, from: &str, to: &str) {
         let rename = |file: &mut String| {
-            if let Some(rest) = file.strip_prefix(from) {
-                *file = format!("{to}{rest}");
+            if let Some(renamed) = renamed(file, from, to) {
+                *file = renamed;
             }
         };
         for object in self.objects.values_mut() {
@@ -446,6 +456,11 @@ impl Inputs {
             rename(&mut vm.file);
         }
     }
+}
+
+/// `file` with its prefix `from` replaced by `to`; `None` when it does not start with `from`.
+fn renamed(file: &str, from: &str, to: &str) -> Option<String> {
+    file.strip_prefix(from).map(|rest| format!("{to}{rest}"))
 }
 
 /// Reads a side's [`Inputs`] with the options its `check::run` used (paths, include/exclude
@@ -488,8 +503,8 @@ pub fn relabel(report: &mut Report, from: &str, to: &str) {
         return;
     }
     let rename = |file: &mut Arc<str>| {
-        if let Some(rest) = file.strip_prefix(from) {
-            *file = Arc::from(format!("{to}{rest}"));
+        if let Some(renamed) = renamed(file, from, to) {
+            *file = Arc::from(renamed);
         }
     };
     for finding in &mut report.findings {
@@ -553,6 +568,9 @@ pub enum EffectKind {
     LiveUpdate,
     /// The VM gets the `RestartRequired` condition.
     RestartRequired,
+    /// KubeVirt accepts the update; what the running VM gets is not known (the base side
+    /// could not be rendered).
+    Undetermined,
     /// A new VM.
     Created,
     /// The VM is no longer in the repository.
@@ -588,15 +606,26 @@ impl Effect {
     }
 
     fn restart(reason: &str, details: Vec<String>) -> Self {
-        Self::new(
-            EffectKind::RestartRequired,
-            format!("needs a restart (RestartRequired: {reason})"),
-        )
-        .with_details(details)
+        Self::new(EffectKind::RestartRequired, restart_message(reason)).with_details(details)
     }
 
     fn none() -> Self {
         Self::new(EffectKind::None, "none")
+    }
+}
+
+fn restart_message(reason: &str) -> String {
+    format!("needs a restart (RestartRequired: {reason})")
+}
+
+/// Adds a part the running VM cannot take to `refused`: the first one gives the message.
+fn refuse(refused: &mut Option<Effect>, message: String, detail: String) {
+    match refused {
+        Some(effect) => effect.details.push(detail),
+        None => {
+            *refused =
+                Some(Effect::new(EffectKind::RestartRequired, message).with_details(vec![detail]));
+        }
     }
 }
 
@@ -679,13 +708,19 @@ pub struct VmDiff {
     pub effect: Effect,
     pub notes: Vec<String>,
     /// Unified diff of the rendered YAML (`a/<ns>/<name>`, `b/<ns>/<name>`; an added VM against
-    /// `/dev/null`); empty for unchanged and removed VMs and when a side has no rendering.
+    /// `/dev/null`); of the manifests as written when a side has no rendering (`a/<ns>/<name> (as
+    /// written)`); empty for unchanged and removed VMs.
     pub diff: String,
 }
 
 impl VmDiff {
     pub fn key(&self) -> VmKey {
         VmKey::new(&self.namespace, &self.name)
+    }
+
+    /// `file:line` of the head side, else of the base side.
+    fn place(&self) -> String {
+        place_text(self.head.as_ref().or(self.base.as_ref()))
     }
 }
 
@@ -707,6 +742,12 @@ pub struct ObjectUser {
     pub namespace: String,
     pub name: String,
     pub relation: Relation,
+}
+
+impl ObjectUser {
+    pub fn key(&self) -> VmKey {
+        VmKey::new(&self.namespace, &self.name)
+    }
 }
 
 /// An instance type or preference across the sides.
@@ -908,6 +949,14 @@ fn describe(change: &FieldChange, strip: &str) -> String {
     )
 }
 
+/// One line per field that differs.
+fn field_lines(before: &Value, after: &Value) -> Vec<String> {
+    field_changes(before, after)
+        .iter()
+        .map(|f| describe(f, ""))
+        .collect()
+}
+
 /// `rest` starts with the segment `segment` (followed by nothing, `.` or `[`).
 fn starts_with_segment(rest: &str, segment: &str) -> bool {
     rest.strip_prefix(segment)
@@ -932,6 +981,11 @@ struct Prefixes {
     vm: String,
     template: String,
     domain: String,
+}
+
+/// The VM spec of a VirtualMachine, or of a VirtualMachinePool's VM template.
+fn vm_spec<'v>(object: &'v Value, kind: &str) -> Option<&'v Value> {
+    object.pointer(&pointer_of(&Prefixes::for_kind(kind).vm))
 }
 
 impl Prefixes {
@@ -1170,6 +1224,15 @@ fn map_changes(before: Option<&Value>, after: Option<&Value>, prefix: &str, out:
     }
 }
 
+/// The memory fields the summary names (label, path in the domain).
+const MEMORY_FIELDS: [(&str, &str); 5] = [
+    ("guest", "memory.guest"),
+    ("maxGuest", "memory.maxGuest"),
+    ("hugepages", "memory.hugepages.pageSize"),
+    ("requests.memory", "resources.requests.memory"),
+    ("limits.memory", "resources.limits.memory"),
+];
+
 struct SummaryInput<'a> {
     base: &'a Value,
     head: &'a Value,
@@ -1178,17 +1241,11 @@ struct SummaryInput<'a> {
 
 impl SummaryInput<'_> {
     fn domain(&self, value: &Value) -> Value {
-        value
-            .pointer(&pointer_of(&self.prefixes.domain))
-            .cloned()
-            .unwrap_or(Value::Null)
+        section(value, &self.prefixes.domain)
     }
 
     fn template(&self, value: &Value) -> Value {
-        value
-            .pointer(&pointer_of(&self.prefixes.template))
-            .cloned()
-            .unwrap_or(Value::Null)
+        section(value, &self.prefixes.template)
     }
 
     /// The headline of an aspect, from the values; the fields it explains are not repeated.
@@ -1213,29 +1270,19 @@ impl SummaryInput<'_> {
                 })
             }
             Aspect::Memory => {
-                for (label, path) in [
-                    ("guest", &["memory", "guest"][..]),
-                    ("maxGuest", &["memory", "maxGuest"][..]),
-                    ("hugepages", &["memory", "hugepages", "pageSize"][..]),
-                    ("requests.memory", &["resources", "requests", "memory"][..]),
-                    ("limits.memory", &["resources", "limits", "memory"][..]),
-                ] {
-                    if let Some(change) =
-                        opt_arrow(text_at(&bd, path).as_deref(), text_at(&hd, path).as_deref())
-                    {
+                for (label, path) in MEMORY_FIELDS {
+                    let path: Vec<&str> = path.split('.').collect();
+                    if let Some(change) = opt_arrow(
+                        text_at(&bd, &path).as_deref(),
+                        text_at(&hd, &path).as_deref(),
+                    ) {
                         parts.push(format!("{label} {change}"));
                     }
                 }
                 (parts, |rest| {
-                    [
-                        "memory.guest",
-                        "memory.maxGuest",
-                        "memory.hugepages.pageSize",
-                        "resources.requests.memory",
-                        "resources.limits.memory",
-                    ]
-                    .iter()
-                    .any(|s| starts_with_segment(rest, s))
+                    MEMORY_FIELDS
+                        .iter()
+                        .any(|(_, path)| starts_with_segment(rest, path))
                 })
             }
             Aspect::Gpus | Aspect::HostDevices => {
@@ -1252,24 +1299,37 @@ impl SummaryInput<'_> {
                 (parts, |_| true)
             }
             Aspect::Devices => {
-                for (label, key, item) in [
+                let mut listed = [false; 2];
+                for (i, (label, key, item)) in [
                     ("disks", "disks", disk_item as fn(&Value) -> String),
                     ("interfaces", "interfaces", interface_item),
-                ] {
+                ]
+                .into_iter()
+                .enumerate()
+                {
                     let (bv, hv) = (at(&bd, &["devices", key]), at(&hd, &["devices", key]));
-                    if bv != hv {
+                    let (bl, hl) = (list_of(bv, item), list_of(hv, item));
+                    // Same names and buses: the fields that differ say more than the list.
+                    if bl != hl {
                         let n = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
                         parts.push(format!(
                             "{label} {}: {}",
                             arrow(&n(bv).to_string(), &n(hv).to_string()),
-                            arrow(&list_of(bv, item), &list_of(hv, item))
+                            arrow(&bl, &hl)
                         ));
+                        listed[i] = true;
                     }
                 }
-                (parts, |rest| {
-                    starts_with_segment(rest, "devices.disks")
-                        || starts_with_segment(rest, "devices.interfaces")
-                })
+                let explained: fn(&str) -> bool = match listed {
+                    [true, true] => |rest| {
+                        starts_with_segment(rest, "devices.disks")
+                            || starts_with_segment(rest, "devices.interfaces")
+                    },
+                    [true, false] => |rest| starts_with_segment(rest, "devices.disks"),
+                    [false, true] => |rest| starts_with_segment(rest, "devices.interfaces"),
+                    [false, false] => |_| false,
+                };
+                (parts, explained)
             }
             Aspect::Firmware => {
                 let (b, h) = (bootloader(&bd), bootloader(&hd));
@@ -1345,6 +1405,14 @@ impl SummaryInput<'_> {
     }
 }
 
+/// The value at a dotted path (a copy), or null.
+fn section(value: &Value, path: &str) -> Value {
+    value
+        .pointer(&pointer_of(path))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
 fn pointer_of(path: &str) -> String {
     let mut pointer = String::new();
     for segment in path.split('.') {
@@ -1379,6 +1447,13 @@ fn matcher_change(role: MatcherRole, base: &VmMatchers, head: &VmMatchers) -> Op
     })
 }
 
+fn matcher_changes(base: &VmMatchers, head: &VmMatchers) -> Vec<Change> {
+    ROLES
+        .iter()
+        .filter_map(|role| matcher_change(*role, base, head))
+        .collect()
+}
+
 /// The semantic summary of a changed VM.
 fn summarise(
     base: &Value,
@@ -1388,10 +1463,7 @@ fn summarise(
     head_matchers: &VmMatchers,
 ) -> Vec<Change> {
     let prefixes = Prefixes::for_kind(kind);
-    let mut changes: Vec<Change> = ROLES
-        .iter()
-        .filter_map(|role| matcher_change(*role, base_matchers, head_matchers))
-        .collect();
+    let mut changes = matcher_changes(base_matchers, head_matchers);
     let mut by_aspect: BTreeMap<Aspect, Vec<FieldChange>> = BTreeMap::new();
     for field in field_changes(base, head) {
         by_aspect
@@ -1406,9 +1478,14 @@ fn summarise(
     };
     for (aspect, fields) in by_aspect {
         let (mut parts, explained) = input.headline(aspect);
+        // A headline that says nothing explains no field.
+        let explained: fn(&str) -> bool = if parts.is_empty() {
+            |_| false
+        } else {
+            explained
+        };
         let strip = match aspect {
-            Aspect::Placement => prefixes.template.as_str(),
-            Aspect::Other => "",
+            Aspect::Placement | Aspect::Other => prefixes.template.as_str(),
             _ => prefixes.domain.as_str(),
         };
         let rest: Vec<&FieldChange> = fields
@@ -1571,7 +1648,7 @@ fn memory_hotplug(template: &Value, settings: &ClusterSettings) -> Result<(i64, 
     let guest = quantity(at(domain, &["memory", "guest"]))
         .ok_or_else(|| "no guest memory is set".to_owned())?;
     if let Some(explicit) = quantity(at(domain, &["memory", "maxGuest"])) {
-        return Ok((explicit.value(), "set in the VM".to_owned()));
+        return Ok((explicit.value(), EXPLICIT_LIMIT.to_owned()));
     }
     let (max_guest, source) =
         if let Some(Ok(max)) = settings.max_guest.as_deref().map(Quantity::parse) {
@@ -1623,7 +1700,7 @@ fn max_sockets(template: &Value, settings: &ClusterSettings) -> (u64, String) {
         .and_then(Value::as_u64)
         .filter(|m| *m > 0)
     {
-        return (explicit, "set in the VM".to_owned());
+        return (explicit, EXPLICIT_LIMIT.to_owned());
     }
     let topology = Topology::of(domain);
     if let Some(max) = settings.max_cpu_sockets.filter(|m| *m > 0) {
@@ -1654,14 +1731,11 @@ fn template_effect(
     if base == head {
         return None;
     }
-    let fields = |a: &Value, b: &Value| -> Vec<String> {
-        field_changes(a, b)
-            .iter()
-            .map(|f| describe(f, ""))
-            .collect()
-    };
     if rollout == Rollout::Stage {
-        return Some(Effect::restart(NON_LIVE_UPDATABLE, fields(&base, &head)));
+        return Some(Effect::restart(
+            NON_LIVE_UPDATABLE,
+            field_lines(&base, &head),
+        ));
     }
     let mut seen = base.clone();
     let mut live = Vec::new();
@@ -1694,7 +1768,10 @@ fn template_effect(
         set_pointer(&mut seen, &format!("/{key}"), head.get(key).cloned());
     }
     if seen != head {
-        return Some(Effect::restart(NON_LIVE_UPDATABLE, fields(&seen, &head)));
+        return Some(Effect::restart(
+            NON_LIVE_UPDATABLE,
+            field_lines(&seen, &head),
+        ));
     }
 
     let (bd, hd) = (
@@ -1702,6 +1779,9 @@ fn template_effect(
         head.get("domain").unwrap_or(&Value::Null),
     );
     let (bt, ht) = (Topology::of(bd), Topology::of(hd));
+    // The CPU and the memory handlers judge their parts separately: the first refusal gives
+    // the message, every refused part is listed.
+    let mut refused: Option<Effect> = None;
     if bt.sockets != ht.sockets {
         let (max, source) = max_sockets(&base, settings);
         let detail = format!(
@@ -1712,12 +1792,16 @@ fn template_effect(
             ht.vcpus()
         );
         if ht.sockets > max {
-            return Some(Effect::restart(
-                "CPU sockets updated in template spec to a value higher than what's available",
-                vec![detail],
-            ));
+            refuse(
+                &mut refused,
+                restart_message(
+                    "CPU sockets updated in template spec to a value higher than what's available",
+                ),
+                detail,
+            );
+        } else {
+            live.push(detail);
         }
-        live.push(detail);
     }
     let (bg, hg) = (
         quantity(at(bd, &["memory", "guest"])),
@@ -1732,31 +1816,32 @@ fn template_effect(
             bytes_text(hg.value())
         );
         match memory_hotplug(&base, settings) {
-            Err(reason) => {
-                return Some(
-                    Effect::new(
-                        EffectKind::RestartRequired,
-                        format!("needs a restart (memory hotplug is not available for {reason})"),
-                    )
-                    .with_details(vec![detail]),
-                );
-            }
-            Ok(_) if hg.value() < bg.value() => {
-                return Some(Effect::restart(
+            Err(reason) => refuse(
+                &mut refused,
+                format!("needs a restart (memory hotplug is not available for {reason})"),
+                detail,
+            ),
+            Ok(_) if hg.value() < bg.value() => refuse(
+                &mut refused,
+                restart_message(
                     "memory updated in template spec to a value lower than what the VM started with",
-                    vec![detail],
-                ));
-            }
-            Ok((max, source)) if hg.value() > max => {
-                return Some(Effect::restart(
+                ),
+                detail,
+            ),
+            Ok((max, source)) if hg.value() > max => refuse(
+                &mut refused,
+                restart_message(
                     "memory updated in template spec to a value higher than what's available",
-                    vec![format!("{detail}; maxGuest {} ({source})", bytes_text(max))],
-                ));
-            }
+                ),
+                format!("{detail}; maxGuest {} ({source})", bytes_text(max)),
+            ),
             Ok((max, source)) => {
                 live.push(format!("{detail}; maxGuest {} ({source})", bytes_text(max)));
             }
         }
+    }
+    if refused.is_some() {
+        return refused;
     }
     if placement {
         live.push(
@@ -1817,12 +1902,7 @@ impl SideVm<'_> {
     }
 
     fn spec(&self) -> Option<&Value> {
-        let value = self.rendered.map(|r| &r.value)?;
-        if self.kind == "VirtualMachinePool" {
-            value.pointer("/spec/virtualMachineTemplate/spec")
-        } else {
-            value.get("spec")
-        }
+        vm_spec(&self.rendered?.value, &self.kind)
     }
 
     /// The matcher as written, else as resolved with what the findings tell of `revisionName`.
@@ -1843,6 +1923,16 @@ impl SideVm<'_> {
                 Revision::Absent
             },
         })
+    }
+
+    /// Not rendered, but a `revisionName` names a ControllerRevision that only the cluster
+    /// holds: the VM is live there all the same.
+    fn pinned_to_cluster_revision(&self) -> bool {
+        self.rendered.is_none()
+            && ROLES.iter().any(|role| {
+                self.written_matcher(*role)
+                    .is_some_and(|m| matches!(m.revision, Revision::Named(_) | Revision::Unknown))
+            })
     }
 
     fn is_stopped(&self) -> bool {
@@ -1982,32 +2072,29 @@ struct Context<'a> {
     changed_objects: &'a BTreeSet<ObjectKey>,
 }
 
+/// What the findings of a side say KubeVirt does with it: rejections first, then references
+/// it admits but cannot resolve. The first message leads, the others are details.
 fn first_error_effect(vm: &SideVm<'_>) -> Option<Effect> {
-    let rejected = vm.messages(Category::Reject);
-    if let Some(first) = rejected.first() {
-        return Some(
-            Effect::new(EffectKind::Rejected, format!("rejected: {first}"))
-                .with_details(rejected.iter().skip(1).cloned().collect()),
-        );
-    }
-    let unresolved = vm.messages(Category::Unresolved);
-    if let Some(first) = unresolved.first() {
-        return Some(
-            Effect::new(
-                EffectKind::CannotStart,
-                format!("admitted, but cannot start: {first}"),
-            )
-            .with_details(unresolved.iter().skip(1).cloned().collect()),
-        );
-    }
-    None
+    [
+        (Category::Reject, EffectKind::Rejected, "rejected"),
+        (
+            Category::Unresolved,
+            EffectKind::CannotStart,
+            "admitted, but cannot start",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(category, kind, verdict)| {
+        let mut messages = vm.messages(category).into_iter();
+        let first = messages.next()?;
+        Some(Effect::new(kind, format!("{verdict}: {first}")).with_details(messages.collect()))
+    })
 }
 
 fn uses_changed_object(key: &VmKey, vm: &SideVm<'_>, ctx: &Context<'_>) -> Vec<String> {
-    ROLES
-        .iter()
-        .filter_map(|role| vm.resolved.get(*role))
-        .map(|m| m.object_key(&key.namespace))
+    vm.resolved
+        .object_keys(&key.namespace)
+        .into_iter()
         .filter(|k| ctx.changed_objects.contains(k))
         .map(|k| k.to_string())
         .collect()
@@ -2026,7 +2113,9 @@ fn vm_effect(
     if let Some(effect) = matcher_update_refusal(base, head, ctx.version) {
         return effect;
     }
-    if first_error_effect(base).is_some_and(|e| e.kind == EffectKind::Rejected) {
+    let base_in_cluster = base.pinned_to_cluster_revision();
+    if !base_in_cluster && first_error_effect(base).is_some_and(|e| e.kind == EffectKind::Rejected)
+    {
         notes.push("KubeVirt rejects the base revision of this VM, so no live VM exists from it: the change applies as a create".to_owned());
         return first_error_effect(head)
             .unwrap_or_else(|| Effect::new(EffectKind::Created, "created"));
@@ -2058,6 +2147,28 @@ fn vm_effect(
         ));
     }
     let (Some(b), Some(h)) = (base.rendered, head.rendered) else {
+        if base_in_cluster {
+            let revisions: Vec<String> = ROLES
+                .iter()
+                .filter_map(|role| match base.written_matcher(*role)?.revision {
+                    Revision::Named(name) => {
+                        Some(format!("{name} (spec.{}.revisionName)", role.field()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut effect = Effect::new(
+                EffectKind::Undetermined,
+                "accepted; what the running VM gets is not known: the base revision uses a ControllerRevision that only the cluster holds",
+            );
+            if !revisions.is_empty() {
+                effect.details.push(format!(
+                    "ControllerRevision {} is not in the repository; the running VM was built from it",
+                    revisions.join(", ")
+                ));
+            }
+            return effect;
+        }
         if base.rendered.is_none() {
             notes.push("the base revision could not be rendered".to_owned());
             return Effect::new(
@@ -2068,9 +2179,8 @@ fn vm_effect(
         return Effect::new(EffectKind::CannotStart, "cannot be rendered");
     };
     let prefixes = Prefixes::for_kind(&head.kind);
-    let template = pointer_of(&prefixes.template);
-    let last = b.value.pointer(&template).cloned().unwrap_or(Value::Null);
-    let current = h.value.pointer(&template).cloned().unwrap_or(Value::Null);
+    let last = section(&b.value, &prefixes.template);
+    let current = section(&h.value, &prefixes.template);
     let migration = head
         .spec()
         .and_then(|s| s.get("updateVolumesStrategy"))
@@ -2082,12 +2192,7 @@ fn vm_effect(
             EffectKind::AppliedAtStart,
             "applied when the VM starts (it is not running on the base revision)",
         )
-        .with_details(
-            field_changes(&without_empty(&last), &without_empty(&current))
-                .iter()
-                .map(|f| describe(f, ""))
-                .collect(),
-        ),
+        .with_details(field_lines(&without_empty(&last), &without_empty(&current))),
         Some(mut effect) => {
             if switched && effect.kind == EffectKind::LiveUpdate {
                 effect.details.insert(
@@ -2174,10 +2279,7 @@ fn vm_diff(
         (VmStatus::Changed, (Some(bv), Some(hv))) => {
             summarise(bv, hv, kind, &b.resolved, &h.resolved)
         }
-        (VmStatus::Changed | VmStatus::Added, _) => ROLES
-            .iter()
-            .filter_map(|role| matcher_change(*role, &b.resolved, &h.resolved))
-            .collect(),
+        (VmStatus::Changed | VmStatus::Added, _) => matcher_changes(&b.resolved, &h.resolved),
         _ => Vec::new(),
     };
     let diff = match (status, &rendered_values) {
@@ -2190,6 +2292,16 @@ fn vm_diff(
         (VmStatus::Added, (_, Some(hv))) => {
             unified("", &to_yaml(hv), "/dev/null", &format!("b/{key}"))
         }
+        // A side that cannot be rendered: the manifests as written say what changed.
+        (VmStatus::Changed, _) => match (b.written, h.written) {
+            (Some(x), Some(y)) => unified(
+                &to_yaml(&x.object),
+                &to_yaml(&y.object),
+                &format!("a/{key} (as written)"),
+                &format!("b/{key} (as written)"),
+            ),
+            _ => String::new(),
+        },
         _ => String::new(),
     };
     if status == VmStatus::Changed {
@@ -2246,29 +2358,15 @@ fn object_diffs(
         };
         let mut used_by = Vec::new();
         for (vm_key, vm) in head_vms {
-            let uses = ROLES.iter().any(|role| {
-                vm.resolved
-                    .get(*role)
-                    .is_some_and(|m| m.object_key(&vm_key.namespace) == *key)
-            });
-            if !uses {
+            if !vm.resolved.object_keys(&vm_key.namespace).contains(key) {
                 continue;
             }
             let relation = match base_vms.get(vm_key) {
                 None => Relation::NewVm,
-                Some(before) => {
-                    let used_before = ROLES.iter().any(|role| {
-                        before
-                            .resolved
-                            .get(*role)
-                            .is_some_and(|m| m.object_key(&vm_key.namespace) == *key)
-                    });
-                    if used_before {
-                        Relation::KeepsRevision
-                    } else {
-                        Relation::Switches
-                    }
+                Some(before) if before.resolved.object_keys(&vm_key.namespace).contains(key) => {
+                    Relation::KeepsRevision
                 }
+                Some(_) => Relation::Switches,
             };
             used_by.push(ObjectUser {
                 namespace: vm_key.namespace.clone(),
@@ -2410,8 +2508,11 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
         "as the repository's KubeVirt configuration sets".to_owned()
     } else if rollout == Rollout::LiveUpdate {
         "KubeVirt v1.6+ default".to_owned()
-    } else {
+    } else if version.at_least(1, 2) {
         "the default up to KubeVirt v1.5".to_owned()
+    } else {
+        // vmRolloutStrategy exists from v1.2; before it nothing was applied to a running VM.
+        "KubeVirt before v1.2 has no vmRolloutStrategy and behaves so".to_owned()
     };
     let mut assumptions = vec![
         "the live VM was created from the base revision and is running".to_owned(),
@@ -2419,7 +2520,7 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
     ];
     if rollout == Rollout::LiveUpdate {
         assumptions.push(format!(
-            "hotplug limits: maxSockets and maxGuest as the VM sets them, else {} (KubeVirt's defaults for a VM without them)",
+            "hotplug limits: maxSockets and maxGuest as the VM or its instance type sets them, else {} (KubeVirt's defaults for a VM without them)",
             match (&settings.max_cpu_sockets, &settings.max_guest) {
                 (None, None) => format!("{} × the base revision's sockets and guest memory", settings.ratio()),
                 _ => "the cluster's liveUpdateConfiguration".to_owned(),
@@ -2483,6 +2584,19 @@ fn counts_line(diff: &Diff) -> String {
     )
 }
 
+/// `~ apps/web (VirtualMachine, vms/web.yaml:1)`
+fn vm_heading(vm: &VmDiff) -> String {
+    let place = vm.place();
+    format!(
+        "{} {} ({}{}{})",
+        status_mark(vm.status),
+        vm.key(),
+        vm.kind,
+        if place.is_empty() { "" } else { ", " },
+        place
+    )
+}
+
 /// The terminal format: a summary, each VM that differs with its semantic summary, what
 /// KubeVirt does and the unified diff, then instance types and preferences and the findings.
 pub fn text(diff: &Diff) -> String {
@@ -2497,16 +2611,7 @@ pub fn text(diff: &Diff) -> String {
         .iter()
         .filter(|vm| vm.status != VmStatus::Unchanged)
     {
-        let place = place_text(vm.head.as_ref().or(vm.base.as_ref()));
-        let _ = writeln!(
-            out,
-            "\n{} {} ({}{}{})",
-            status_mark(vm.status),
-            vm.key(),
-            vm.kind,
-            if place.is_empty() { "" } else { ", " },
-            place
-        );
+        let _ = writeln!(out, "\n{}", vm_heading(vm));
         for change in &vm.changes {
             let _ = writeln!(out, "    {:<15}{}", change.aspect.label(), change.summary);
         }
@@ -2519,6 +2624,17 @@ pub fn text(diff: &Diff) -> String {
         }
         for line in vm.diff.lines() {
             let _ = writeln!(out, "    {line}");
+        }
+    }
+    let unchanged: Vec<&VmDiff> = diff
+        .vms
+        .iter()
+        .filter(|vm| vm.status == VmStatus::Unchanged)
+        .collect();
+    if !unchanged.is_empty() {
+        let _ = writeln!(out, "\nunchanged:");
+        for vm in unchanged {
+            let _ = writeln!(out, "{}", vm_heading(vm));
         }
     }
     if !diff.objects.is_empty() {
@@ -2543,7 +2659,7 @@ pub fn text(diff: &Diff) -> String {
                 let _ = writeln!(
                     out,
                     "    used by {} ({})",
-                    VmKey::new(&user.namespace, &user.name),
+                    user.key(),
                     relation_text(user.relation)
                 );
             }
@@ -2706,7 +2822,7 @@ pub fn markdown(diff: &Diff) -> String {
                 vm.status,
                 html(&vm.effect.message)
             );
-            let place = place_text(vm.head.as_ref().or(vm.base.as_ref()));
+            let place = vm.place();
             if !place.is_empty() {
                 let _ = writeln!(out, "{} {}\n", md(&vm.kind), md_code(&place));
             }
@@ -2738,6 +2854,26 @@ pub fn markdown(diff: &Diff) -> String {
             let _ = writeln!(out, "</details>\n");
         }
     }
+    let unchanged: Vec<String> = diff
+        .vms
+        .iter()
+        .filter(|vm| vm.status == VmStatus::Unchanged)
+        .map(|vm| {
+            format!(
+                "- {} {}",
+                md_code(&vm.key().to_string()),
+                md_code(&vm.place())
+            )
+        })
+        .collect();
+    if !unchanged.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details>\n<summary>Unchanged VMs: {}</summary>\n\n{}\n\n</details>\n",
+            unchanged.len(),
+            unchanged.join("\n")
+        );
+    }
     if !diff.objects.is_empty() {
         let _ = writeln!(out, "#### Instance types and preferences\n");
         for object in &diff.objects {
@@ -2747,7 +2883,7 @@ pub fn markdown(diff: &Diff) -> String {
                 .map(|u| {
                     format!(
                         "{} ({})",
-                        md_code(&VmKey::new(&u.namespace, &u.name).to_string()),
+                        md_code(&u.key().to_string()),
                         md(relation_text(u.relation))
                     )
                 })
@@ -3149,6 +3285,43 @@ mod tests {
         assert_eq!(diff.rollout, Rollout::Stage);
         assert_eq!(find(&diff, "web").effect.kind, EffectKind::RestartRequired);
         assert!(diff.assumptions[1].starts_with("Stage rollout (the default up to KubeVirt v1.5"));
+    }
+
+    #[test]
+    fn gpus_host_devices_and_memory_requests_are_summarised() {
+        let base = report(vec![rendered(vm("web", 1, "4Gi"), None)], Vec::new());
+        let head_vm = with(
+            vm("web", 1, "4Gi"),
+            "/spec/template/spec/domain/devices/gpus",
+            json!([{"name": "gpu1", "deviceName": "nvidia.com/A100"}]),
+        );
+        let head_vm = with(
+            head_vm,
+            "/spec/template/spec/domain/devices/hostDevices",
+            json!([{"name": "nic", "deviceName": "intel.com/sriov"}]),
+        );
+        let head_vm = with(
+            head_vm,
+            "/spec/template/spec/domain/resources/requests/memory",
+            json!("4Gi"),
+        );
+        let head = report(vec![rendered(head_vm, None)], Vec::new());
+        let diff = diff(&base, &head);
+        let web = find(&diff, "web");
+        let summary: Vec<(Aspect, &str)> = web
+            .changes
+            .iter()
+            .map(|c| (c.aspect, c.summary.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (Aspect::Memory, "requests.memory (none) → 4Gi"),
+                (Aspect::Gpus, "none → gpu1 (nvidia.com/A100)"),
+                (Aspect::HostDevices, "none → nic (intel.com/sriov)"),
+            ]
+        );
+        assert_eq!(web.effect.kind, EffectKind::RestartRequired);
     }
 
     #[test]
