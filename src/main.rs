@@ -111,7 +111,18 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         || (args.output_file.is_some() && args.output_format == CheckFormat::Human);
     let mut options = options(&args.input, human)?;
     options.baseline.clone_from(&args.baseline);
-    let report = check::run(&options)?;
+    let scope = if args.index.is_empty() {
+        None
+    } else {
+        let cwd = std::env::current_dir()
+            .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
+        options.selection.paths = kvlint::scope::read_paths(&args.index, &args.input.paths, &cwd);
+        Some(kvlint::scope::Scope::new(&args.input.paths, &cwd))
+    };
+    let mut report = check::run(&options)?;
+    if let Some(scope) = &scope {
+        kvlint::scope::retain(&mut report, scope);
+    }
     if let Some(path) = &args.write_baseline {
         kvlint::baseline::write(path, &report.findings)?;
         let mut stderr = std::io::stderr().lock();
