@@ -117,7 +117,12 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         let cwd = std::env::current_dir()
             .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
         options.selection.paths = kvlint::scope::read_paths(&args.index, &args.input.paths, &cwd);
-        Some(kvlint::scope::Scope::new(&args.input.paths, &cwd))
+        let stdin_name = args.input.stdin_filename.as_deref().unwrap_or("<stdin>");
+        Some(kvlint::scope::Scope::new(
+            &args.input.paths,
+            stdin_name,
+            &cwd,
+        ))
     };
     let mut report = check::run(&options)?;
     if let Some(scope) = &scope {

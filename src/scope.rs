@@ -32,10 +32,21 @@ fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 }
 
 impl Scope {
-    /// The scope of `paths`, given relative to `cwd` or absolute.
-    pub fn new(paths: &[PathBuf], cwd: &Path) -> Self {
+    /// The scope of `paths`, given relative to `cwd` or absolute; `-` stands for standard input,
+    /// whose findings carry `stdin_name`.
+    pub fn new(paths: &[PathBuf], stdin_name: &str, cwd: &Path) -> Self {
+        let roots = paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    absolute(Path::new(stdin_name), cwd)
+                } else {
+                    absolute(p, cwd)
+                }
+            })
+            .collect();
         Self {
-            roots: paths.iter().map(|p| absolute(p, cwd)).collect(),
+            roots,
             cwd: cwd.to_path_buf(),
         }
     }
@@ -60,7 +71,7 @@ impl Scope {
 /// What to read for `--index`: the index directories, plus the paths that lie outside all of them
 /// (a path inside one would be read twice, and its objects reported as duplicates).
 pub fn read_paths(index: &[PathBuf], paths: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
-    let roots = Scope::new(index, cwd);
+    let roots = Scope::new(index, "-", cwd);
     let mut read = index.to_vec();
     read.extend(
         paths
