@@ -108,9 +108,13 @@ mod tests {
             &[
                 PathBuf::from("apps/db/vm.yaml"),
                 PathBuf::from("./platform"),
+                PathBuf::from("-"),
             ],
+            "apps/web/overlays/prod",
             cwd,
         );
+        assert!(scope.contains("apps/web/overlays/prod"));
+        assert!(!scope.contains("-"));
         assert!(scope.contains("apps/db/vm.yaml"));
         assert!(scope.contains("./apps/db/../db/vm.yaml"));
         assert!(scope.contains("/repo/apps/db/vm.yaml"));
