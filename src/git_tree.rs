@@ -12,7 +12,8 @@
 //! runs plumbing commands that start none of them: no checkout (which runs smudge filters and
 //! hooks), no status or diff (which run the fsmonitor and diff drivers), and `cat-file` without
 //! `--filters` or `--textconv`. The configuration that could still apply is overridden on the
-//! command line.
+//! command line, and a partial clone's lazy fetch (which would run a configured transport) is
+//! turned off.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Component, Path, PathBuf};
@@ -159,6 +160,11 @@ fn git_command(dir: &Path) -> Command {
         .stdin(Stdio::null())
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0")
+        // A partial clone fetches missing blobs from its promisor remote, whose transport
+        // (`core.sshCommand`, `remote.*.uploadpack`) the repository configures: no fetching, and
+        // no transport allowed (`none` names no protocol).
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_ALLOW_PROTOCOL", "none")
         .env_remove("GIT_EXTERNAL_DIFF")
         .env_remove("GIT_PAGER")
         .env_remove("GIT_INDEX_FILE");

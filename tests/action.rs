@@ -298,10 +298,17 @@ fn release(dir: &Path, tag: &str, corrupt: bool) {
         .status()
         .unwrap();
     assert!(status.success());
+    // sha256sum on Linux, shasum on macOS: the same output format.
     let sum = Command::new("sha256sum")
         .arg(asset)
         .current_dir(&assets)
         .output()
+        .or_else(|_| {
+            Command::new("shasum")
+                .args(["-a", "256", asset])
+                .current_dir(&assets)
+                .output()
+        })
         .unwrap();
     assert!(sum.status.success());
     let mut sum = String::from_utf8(sum.stdout).unwrap();
