@@ -653,3 +653,25 @@ fn a_release_whose_checksum_does_not_match_fails_the_install() {
     );
     assert!(outcome.outputs["errors"].is_empty(), "kvlint did not run");
 }
+
+#[test]
+fn a_preview_without_the_base_commit_warns_and_the_check_decides() {
+    let setup = setup(false);
+    pull_request_checkout(&setup.workspace);
+    let api = Api::start();
+    let outcome = Run::new(&setup.workspace, &setup.releases, &api.url)
+        .input("version", "v0.1.0")
+        .input("preview", "true")
+        .input("fail-on", "none")
+        .pull_request(&"0".repeat(40), "platform/vms")
+        .execute();
+    assert!(outcome.succeeded, "{outcome:?}");
+    assert!(
+        outcome
+            .log
+            .contains("use actions/checkout with fetch-depth: 0"),
+        "{}",
+        outcome.log
+    );
+    assert!(api.requests.lock().unwrap().is_empty(), "no comment");
+}
