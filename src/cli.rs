@@ -131,6 +131,11 @@ pub struct InputArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Read every file under DIR too (repeatable), for the instance types, preferences and
+    /// kustomizations the PATHS depend on, but report only findings in the PATHS or pointing into
+    /// them. For hooks that receive the changed files: `kvlint check --index . FILE...`.
+    #[arg(long, value_name = "DIR")]
+    pub index: Vec<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,

@@ -31,6 +31,7 @@ pub mod resolve;
 pub mod rules;
 pub mod runtime;
 pub mod schema;
+pub mod scope;
 pub mod source;
 pub mod suppress;
 pub mod yaml;

@@ -139,13 +139,30 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     // Only JUnit reports clean VMs (as passing test cases); the others need no rendered VM.
     options.skip_rendered = args.format != CheckFormat::Junit
         && !(args.output_file.is_some() && args.output_format == CheckFormat::Junit);
-    if args.format == CheckFormat::Json
+    let scope = if args.index.is_empty() {
+        None
+    } else {
+        let cwd = std::env::current_dir()
+            .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
+        options.selection.paths = kvlint::scope::read_paths(&args.index, &args.input.paths, &cwd);
+        let stdin_name = args.input.stdin_filename.as_deref().unwrap_or("<stdin>");
+        Some(kvlint::scope::Scope::new(
+            &args.input.paths,
+            stdin_name,
+            &cwd,
+        ))
+    };
+    if scope.is_none()
+        && args.format == CheckFormat::Json
         && args.output_file.is_none()
         && args.write_baseline.is_none()
     {
         return stream_json(&options, args.fail_on);
     }
-    let report = check::run(&options)?;
+    let mut report = check::run(&options)?;
+    if let Some(scope) = &scope {
+        kvlint::scope::retain(&mut report, scope);
+    }
     if let Some(path) = &args.write_baseline {
         kvlint::baseline::write(path, &report.findings)?;
         let mut stderr = std::io::stderr().lock();

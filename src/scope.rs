@@ -1,0 +1,148 @@
+//! `kvlint check --index DIR PATH...`: read a whole repository, report on some of its files.
+//!
+//! A VM and the instance type, preference or kustomization it depends on often live in different
+//! files, so a hook that sees only the changed files must still read the rest of the repository;
+//! it then reports the findings located in the changed files, or pointing into them.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::check::Report;
+use crate::diag::{Finding, Severity};
+
+/// The files and directories whose findings are reported.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    roots: Vec<PathBuf>,
+    cwd: PathBuf,
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved lexically.
+fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in cwd.join(path).components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl Scope {
+    /// The scope of `paths`, given relative to `cwd` or absolute; `-` stands for standard input,
+    /// whose findings carry `stdin_name`.
+    pub fn new(paths: &[PathBuf], stdin_name: &str, cwd: &Path) -> Self {
+        let roots = paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    absolute(Path::new(stdin_name), cwd)
+                } else {
+                    absolute(p, cwd)
+                }
+            })
+            .collect();
+        Self {
+            roots,
+            cwd: cwd.to_path_buf(),
+        }
+    }
+
+    /// Whether a reported file name (as findings carry it) is one of the paths or lies under one.
+    pub fn contains(&self, file: &str) -> bool {
+        let file = absolute(Path::new(file), &self.cwd);
+        self.roots.iter().any(|root| file.starts_with(root))
+    }
+
+    /// Whether a finding is located in the scope or points into it (a VM broken by a changed
+    /// instance type names the instance type as a related place).
+    pub fn covers(&self, finding: &Finding) -> bool {
+        self.contains(&finding.location.file)
+            || finding
+                .related
+                .iter()
+                .any(|related| self.contains(&related.location.file))
+    }
+}
+
+/// What to read for `--index`: the index directories, plus the paths that lie outside all of them
+/// (a path inside one would be read twice, and its objects reported as duplicates).
+pub fn read_paths(index: &[PathBuf], paths: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+    let roots = Scope::new(index, "-", cwd);
+    let mut read = index.to_vec();
+    read.extend(
+        paths
+            .iter()
+            .filter(|p| p.as_os_str() == "-" || !roots.contains(&p.to_string_lossy()))
+            .cloned(),
+    );
+    read
+}
+
+/// Keeps the findings `scope` covers and recounts the summary's severities.
+pub fn retain(report: &mut Report, scope: &Scope) {
+    report.findings.retain(|finding| scope.covers(finding));
+    let count = |severity| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    };
+    report.summary.errors = count(Severity::Error);
+    report.summary.warnings = count(Severity::Warning);
+    report.summary.infos = count(Severity::Info);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_and_directories_match_relative_and_absolute_names() {
+        let cwd = Path::new("/repo");
+        let scope = Scope::new(
+            &[
+                PathBuf::from("apps/db/vm.yaml"),
+                PathBuf::from("./platform"),
+                PathBuf::from("-"),
+            ],
+            "apps/web/overlays/prod",
+            cwd,
+        );
+        assert!(scope.contains("apps/web/overlays/prod"));
+        assert!(!scope.contains("-"));
+        assert!(scope.contains("apps/db/vm.yaml"));
+        assert!(scope.contains("./apps/db/../db/vm.yaml"));
+        assert!(scope.contains("/repo/apps/db/vm.yaml"));
+        assert!(scope.contains("platform/instancetypes/a.yaml"));
+        assert!(!scope.contains("apps/db/vm.yaml.bak"));
+        assert!(!scope.contains("apps/db/instancetype.yaml"));
+        assert!(!scope.contains("platformer/a.yaml"));
+    }
+
+    #[test]
+    fn paths_inside_the_index_are_read_once() {
+        let cwd = Path::new("/repo");
+        let read = read_paths(
+            &[PathBuf::from(".")],
+            &[
+                PathBuf::from("apps/vm.yaml"),
+                PathBuf::from("/elsewhere/vm.yaml"),
+                PathBuf::from("-"),
+            ],
+            cwd,
+        );
+        assert_eq!(
+            read,
+            [
+                PathBuf::from("."),
+                PathBuf::from("/elsewhere/vm.yaml"),
+                PathBuf::from("-")
+            ]
+        );
+    }
+}

@@ -1,0 +1,107 @@
+//! Every report format of `kvlint check` on one fixture (testdata/formats): errors, warnings and
+//! an info, related places in other files, a file-level syntax error, and text that the formats
+//! must escape. The reports are produced by the binary, as users get them.
+
+use std::process::Command;
+
+const FIXTURE: &str = "testdata/formats";
+
+fn check(format: &str) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args(["check", FIXTURE, "--format", format, "--color", "never"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("COLUMNS", "100")
+        .output()
+        .expect("kvlint runs");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{format}: the fixture has errors: {output:?}"
+    );
+    assert!(output.stderr.is_empty(), "{format}: {output:?}");
+    String::from_utf8(output.stdout).expect("the report is UTF-8")
+}
+
+#[test]
+fn human() {
+    insta::assert_snapshot!(check("human"));
+}
+
+#[test]
+fn concise() {
+    insta::assert_snapshot!(check("concise"));
+}
+
+#[test]
+fn json() {
+    insta::assert_snapshot!(check("json"));
+}
+
+#[test]
+fn github() {
+    insta::assert_snapshot!(check("github"));
+}
+
+#[test]
+fn markdown() {
+    insta::assert_snapshot!(check("markdown"));
+}
+
+#[test]
+fn junit() {
+    insta::assert_snapshot!(check("junit"));
+}
+
+/// The SARIF rule list documents every rule (tests/sarif.rs checks it against the registry);
+/// the snapshot keeps only the rule ids so that a documentation edit does not change it.
+#[test]
+fn sarif() {
+    let mut log: serde_json::Value =
+        serde_json::from_str(&check("sarif")).expect("the SARIF report is JSON");
+    let driver = &mut log["runs"][0]["tool"]["driver"];
+    let ids: Vec<serde_json::Value> = driver["rules"]
+        .as_array()
+        .expect("the driver lists its rules")
+        .iter()
+        .map(|rule| rule["id"].clone())
+        .collect();
+    driver["rules"] = serde_json::Value::Array(ids);
+    insta::assert_snapshot!(serde_json::to_string_pretty(&log).unwrap());
+}
+
+/// The same findings, in the same order, reach every format.
+#[test]
+fn every_format_carries_the_same_findings() {
+    let concise = check("concise");
+    let codes: Vec<&str> = concise
+        .lines()
+        .filter_map(|line| {
+            line.split_once('[')
+                .and_then(|(_, rest)| rest.split_once(']'))
+        })
+        .map(|(code, _)| code)
+        .collect();
+    assert_eq!(codes.len(), 12, "{concise}");
+    let json: serde_json::Value = serde_json::from_str(&check("json")).unwrap();
+    let json_codes: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(json_codes, codes);
+    let sarif: serde_json::Value = serde_json::from_str(&check("sarif")).unwrap();
+    let sarif_codes: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(sarif_codes, codes);
+    let markdown = check("markdown");
+    let junit = check("junit");
+    for code in &codes {
+        assert!(markdown.contains(code), "markdown lacks {code}");
+        assert!(junit.contains(code), "junit lacks {code}");
+    }
+}
