@@ -14,6 +14,7 @@ pub mod catalog_source;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod controller;
 pub mod diag;
 pub mod diff;
 pub mod docs;
