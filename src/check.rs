@@ -125,6 +125,12 @@ fn cluster_profile(
             profile.configure(&configuration.to_json());
         }
     }
+    for object in objects
+        .iter()
+        .filter(|o| crate::hyperconverged::is_hyperconverged(o))
+    {
+        profile.configure(&crate::hyperconverged::kubevirt_configuration(&object.node.to_json()).0);
+    }
     profile
 }
 
@@ -256,6 +262,7 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         &profile,
     ));
     findings.extend(duplicate_findings(&loaded.objects, &index));
+    findings.extend(crate::hyperconverged::findings(&loaded.objects));
     findings.extend(loaded.objects.iter().filter_map(object_findings));
     findings.extend(
         loaded

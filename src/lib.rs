@@ -21,6 +21,7 @@ pub mod docs;
 pub mod drift;
 pub mod error;
 pub mod git_tree;
+pub mod hyperconverged;
 pub mod k8s;
 pub mod load;
 pub mod model;
