@@ -6,8 +6,7 @@
 //! Rows without a per-manifest consequence are not here: status refs (2), the update rule (19)
 //! and revision upgrades (21) need a stored object; the rollout strategy (28) only changes what
 //! happens to a running VM; restores (30) happen in the cluster; the `creationTimestamp: null`
-//! of ≤ v1.7 (26) is a null, which no GitOps diff reports; the order of requirement checks and
-//! defaults (17) has no fixture yet.
+//! of ≤ v1.7 (26) is a null, which no GitOps diff reports.
 
 use std::path::Path;
 
@@ -216,6 +215,13 @@ const BOUNDARIES: &[Boundary] = &[
         with: "v1.5",
         without: "v1.4",
         probe: saying("KV1001", "VM field(s) spec.template.spec.domain.memory"),
+    },
+    Boundary {
+        row: "17 requirements checked before the VMI-spec defaults (v1.0)",
+        fixture: "testdata/versions/requirements-after-defaults",
+        with: "v1.0",
+        without: "v1.1",
+        probe: cause("KV1002", "spec.template.spec.domain.cpu"),
     },
     Boundary {
         row: "18 preference architecture requirement (v1.7+)",
