@@ -117,7 +117,7 @@ fn kubevirt_gates(object: &Value, spec: &Value) -> (Vec<String>, Vec<String>) {
 }
 
 /// The `KubeVirt` `spec.configuration` HCO generates for a HyperConverged object, with the
-/// fields the cluster profile reads. A `kubevirt.kubevirt.io/jsonpatch` annotation that cannot
+/// fields the cluster profile and `kvlint diff` read. A `kubevirt.kubevirt.io/jsonpatch` annotation that cannot
 /// be applied is left out and returned as the error.
 pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
     let empty = Value::Object(Map::new());
@@ -145,7 +145,14 @@ pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
         json!({"defaultNetworkInterface": "masquerade"}),
     );
     config.insert("vmRolloutStrategy".to_owned(), json!("LiveUpdate"));
-    let copied: [(&str, &[&str]); 5] = [
+    let copied: [(&str, &[&str]); 6] = [
+        (
+            "liveUpdateConfiguration",
+            &[
+                "/liveUpdateConfiguration",
+                "/virtualization/liveUpdateConfiguration",
+            ],
+        ),
         (
             "evictionStrategy",
             &["/evictionStrategy", "/virtualization/evictionStrategy"],
@@ -322,9 +329,17 @@ mod tests {
                 "evictionStrategy": "LiveMigrate",
                 "higherWorkloadDensity": {"memoryOvercommitPercentage": 150},
                 "instancetypeConfig": {"referencePolicy": "expandAll"},
-                "CommonInstancetypesDeployment": {"enabled": false}
+                "CommonInstancetypesDeployment": {"enabled": false},
+                "liveUpdateConfiguration": {"maxHotplugRatio": 2}
             }
         });
+        let (configuration, error) = kubevirt_configuration(&hco);
+        assert!(error.is_none());
+        assert_eq!(configuration["vmRolloutStrategy"], "LiveUpdate");
+        assert_eq!(
+            configuration.pointer("/liveUpdateConfiguration/maxHotplugRatio"),
+            Some(&json!(2))
+        );
         let profile = profile(&hco);
         assert!(profile.has_feature_gate("DownwardMetrics"));
         assert!(profile.has_feature_gate("Snapshot"));
