@@ -672,7 +672,10 @@ pub fn analyze_vm<'a>(
         let rejections = validate::validate(judged, specs, &find_errors, profile, true);
         // Only an admitted VM is stored, so only it can drift.
         if rejections.is_empty() {
-            for drift in crate::drift::predict(&written, &mutation.vm, profile.version) {
+            let own_name = (object.kind == "VirtualMachine").then_some(object.name.as_str());
+            let drift = crate::drift::predict(&written, &mutation.vm, profile.version, own_name);
+            let controller = crate::controller::predict(&written, &mutation.vm, specs, profile);
+            for drift in drift.into_iter().chain(controller) {
                 let mut finding = analysis
                     .view
                     .finding(drift.rule, &drift.path, drift.message)

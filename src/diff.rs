@@ -404,6 +404,10 @@ impl Inputs {
                 {
                     inputs.cluster.configure(&configuration.to_json());
                 }
+            } else if crate::hyperconverged::is_hyperconverged(object) {
+                let (configuration, _) =
+                    crate::hyperconverged::kubevirt_configuration(&object.node.to_json());
+                inputs.cluster.configure(&configuration);
             } else if object.group == crate::k8s::INSTANCETYPE_GROUP && is_spec_kind(&object.kind) {
                 let key = ObjectKey {
                     kind: object.kind.clone(),

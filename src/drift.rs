@@ -145,7 +145,7 @@ fn changed_leaves(
 }
 
 /// The changed leaves between two VMs, over the compared parts.
-fn changed_between(written: &Value, stored: &Value) -> BTreeSet<FieldPath> {
+pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<FieldPath> {
     let mut out = BTreeSet::new();
     let mut path = Vec::new();
     let empty = Value::Object(serde_json::Map::new());
@@ -278,7 +278,7 @@ fn widest_path(
 }
 
 /// A YAML snippet that sets `path` to `value` (what to commit).
-fn snippet(path: &FieldPath, value: &Value) -> String {
+pub(crate) fn snippet(path: &FieldPath, value: &Value) -> String {
     let mut nested = value.clone();
     for segment in path.0.iter().rev() {
         nested = match segment {
@@ -305,12 +305,20 @@ fn describe(value: Option<&Value>) -> String {
     }
 }
 
+/// The firmware UUID KubeVirt's VM controller writes when the field is empty (v1.6+, spec
+/// submission.md §4.5): UUIDv5 of the VM name, the same in every namespace and cluster.
+pub fn legacy_firmware_uuid(vm_name: &str) -> uuid::Uuid {
+    const NAMESPACE: uuid::Uuid = uuid::uuid!("6a1a24a1-4061-4607-8bf4-a3963d0c5895");
+    uuid::Uuid::new_v5(&NAMESPACE, vm_name.as_bytes())
+}
+
 fn explain(
     rule: &'static Rule,
     path: &FieldPath,
     written: Option<&Value>,
     stored: Option<&Value>,
     version: KubeVirtVersion,
+    vm_name: Option<&str>,
 ) -> (String, String) {
     let shown = path.to_string();
     let commit = stored.map(|v| snippet(path, v));
@@ -387,11 +395,30 @@ fn explain(
         } else {
             format!("`{shown}`")
         };
+        let uuid_missing = keys(path).last() != Some(&"serial");
+        let legacy = vm_name
+            .filter(|_| uuid_missing)
+            .map(|name| {
+                let uuid = legacy_firmware_uuid(name);
+                (
+                    format!(
+                        "; a VM created before v1.6 (or whose uuid is removed later) gets `{uuid}`, derived from its name, from the VM controller"
+                    ),
+                    format!(
+                        "; `uuid: {uuid}` keeps the identity a VM named {name} created before v1.6 has"
+                    ),
+                )
+            })
+            .unwrap_or_default();
         return (
             format!(
-                "KubeVirt {version} generates a random {what} when the VM is created; they differ on every cluster and every re-creation"
+                "KubeVirt {version} generates a random {what} when the VM is created; they differ on every cluster and every re-creation{}",
+                legacy.0
             ),
-            format!("generate a UUID once (e.g. `uuidgen`) and commit it at `{shown}`"),
+            format!(
+                "generate a UUID once (e.g. `uuidgen`) and commit it at `{shown}`{}",
+                legacy.1
+            ),
         );
     }
     if rule.code == rules::PCI_TOPOLOGY_ANNOTATION.code {
@@ -419,8 +446,14 @@ fn explain(
     (message, commit_help("write it the way KubeVirt stores it"))
 }
 
-/// Every predicted change between the manifest and what KubeVirt stores.
-pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) -> Vec<Drift> {
+/// Every predicted change between the manifest and what KubeVirt stores. `vm_name` is the name
+/// of the VM the manifest creates, when it has one of its own (not a pool's template).
+pub fn predict(
+    written_vm: &Value,
+    stored_vm: &Value,
+    version: KubeVirtVersion,
+    vm_name: Option<&str>,
+) -> Vec<Drift> {
     let changed_set = changed_between(written_vm, stored_vm);
     if changed_set.is_empty() {
         return Vec::new();
@@ -457,7 +490,14 @@ pub fn predict(written_vm: &Value, stored_vm: &Value, version: KubeVirtVersion) 
         let path = path.clone();
         let written = at(before, &path).cloned();
         let stored = at(after, &path).cloned();
-        let (message, help) = explain(rule, &path, written.as_ref(), stored.as_ref(), version);
+        let (message, help) = explain(
+            rule,
+            &path,
+            written.as_ref(),
+            stored.as_ref(),
+            version,
+            vm_name,
+        );
         let leaves = changed
             .iter()
             .filter(|(leaf, _)| leaf.starts_with(&path))
@@ -489,7 +529,7 @@ mod tests {
             "metadata": {"annotations": {"kubevirt.io/pci-topology-version": "v3"}},
             "spec": {"architecture": "amd64", "domain": {"devices": {}, "resources": {},
                 "firmware": {"uuid": "u", "serial": "s"}, "machine": {"type": "q35"}}}}}});
-        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
         let paths: Vec<String> = drift.iter().map(|d| d.path.to_string()).collect();
         assert_eq!(
             paths,
@@ -508,11 +548,42 @@ mod tests {
     fn does_not_widen_over_unchanged_fields() {
         let written = json!({"spec": {"template": {"spec": {"domain": {"firmware": {"bootloader": {"efi": {}}}, "devices": {}}}}}});
         let stored = json!({"spec": {"template": {"spec": {"domain": {"firmware": {"bootloader": {"efi": {}}, "uuid": "u"}, "devices": {}}}}}});
-        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
         assert_eq!(drift.len(), 1);
         assert_eq!(
             drift[0].path.to_string(),
             "spec.template.spec.domain.firmware.uuid"
+        );
+    }
+
+    #[test]
+    fn names_the_legacy_uuid_the_controller_writes() {
+        // The same UUIDv5 as Python's uuid.uuid5(namespace, "testvm").
+        assert_eq!(
+            legacy_firmware_uuid("testvm").to_string(),
+            "5a9fc181-957e-5c32-9e5a-2de5e9673531"
+        );
+        let written = json!({"metadata": {"name": "testvm"}, "spec": {"template": {"spec": {"domain": {"devices": {}}}}}});
+        let stored = json!({"metadata": {"name": "testvm"}, "spec": {"template": {"spec": {"domain": {"devices": {}, "firmware": {"uuid": "u"}}}}}});
+        let drift = predict(
+            &written,
+            &stored,
+            KubeVirtVersion::new(1, 6),
+            Some("testvm"),
+        );
+        assert!(
+            drift[0]
+                .message
+                .contains("5a9fc181-957e-5c32-9e5a-2de5e9673531"),
+            "{}",
+            drift[0].message
+        );
+        assert!(
+            drift[0]
+                .help
+                .contains("uuid: 5a9fc181-957e-5c32-9e5a-2de5e9673531"),
+            "{}",
+            drift[0].help
         );
     }
 
@@ -522,7 +593,7 @@ mod tests {
             json!({"spec": {"template": {"spec": {"domain": {"memory": {"guest": "1024Mi"}}}}}});
         let stored =
             json!({"spec": {"template": {"spec": {"domain": {"memory": {"guest": "1Gi"}}}}}});
-        let drift = predict(&written, &stored, KubeVirtVersion::LATEST);
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
         assert_eq!(drift[0].rule.code, rules::NORMALIZED_BY_KUBEVIRT.code);
         assert!(drift[0].message.contains("`1Gi`"), "{}", drift[0].message);
     }

@@ -80,6 +80,8 @@ pub struct ClusterProfile {
     /// `developerConfiguration.memoryOvercommit` (percent, v1.0–v1.6 memory-request default).
     pub memory_overcommit: i64,
     pub feature_gates: Vec<String>,
+    /// `developerConfiguration.disabledFeatureGates`: gates turned off, Beta ones included.
+    pub disabled_feature_gates: Vec<String>,
     pub pod_binding: PodBinding,
     pub permit_bridge_on_pod_network: bool,
     /// `instancetype.referencePolicy`: reference, expand or expandAll.
@@ -99,6 +101,7 @@ impl ClusterProfile {
             cpu_request: None,
             memory_overcommit: 100,
             feature_gates: Vec::new(),
+            disabled_feature_gates: Vec::new(),
             pod_binding: PodBinding::Bridge,
             permit_bridge_on_pod_network: true,
             reference_policy: "reference".to_owned(),
@@ -144,6 +147,12 @@ impl ClusterProfile {
             self.feature_gates
                 .extend(gates.iter().filter_map(Value::as_str).map(str::to_owned));
         }
+        if let Some(gates) =
+            get(&["developerConfiguration", "disabledFeatureGates"]).and_then(Value::as_array)
+        {
+            self.disabled_feature_gates
+                .extend(gates.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
         if let Some(binding) = text(&["network", "defaultNetworkInterface"]) {
             self.pod_binding = match binding.as_str() {
                 "masquerade" => PodBinding::Masquerade,
@@ -167,7 +176,11 @@ impl ClusterProfile {
     }
 
     pub fn has_feature_gate(&self, gate: &str) -> bool {
-        self.feature_gates.iter().any(|g| g == gate)
+        self.feature_gates.iter().any(|g| g == gate) && !self.has_disabled_feature_gate(gate)
+    }
+
+    pub fn has_disabled_feature_gate(&self, gate: &str) -> bool {
+        self.disabled_feature_gates.iter().any(|g| g == gate)
     }
 
     /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Cause;
 use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
-use crate::profile::ClusterProfile;
+use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::render::{self, Conflict, Specs, defaults, requirements, with_template};
 
 /// What the validating webhook refuses, one entry per status cause.
@@ -86,32 +86,48 @@ pub fn validate(
             _ => {}
         }
     }
+    // v1.0 checks the preference's requirements before the VMI-spec defaults (spec
+    // submission.md §8 row 17), so a VM without domain.cpu has no CPU to offer yet.
+    let requirements_first = !version.at_least(1, 1);
+    if requirements_first && let Some(rejection) = requirement_rejection(specs, &mut copy, version)
+    {
+        return vec![rejection];
+    }
     let defaulted = with_template(&mut copy, |spec, _| {
         defaults::set_vmi_spec_defaults(spec, profile)
     });
     if let Some(Err(message)) = defaulted {
         return vec![Rejection::Defaults(message)];
     }
-    if let Some(preference) = specs.preference {
-        let unmet = with_template(&mut copy, |spec, _| {
-            requirements::check(specs.instancetype, preference, spec, version)
-        })
-        .flatten();
-        if let Some(unmet) = unmet {
-            let by_instancetype = unmet
-                .fields
-                .first()
-                .is_some_and(|f| f == "spec.instancetype");
-            return vec![Rejection::Requirement {
-                cause: Cause::new(unmet.field(), unmet.message()),
-                by_instancetype,
-            }];
-        }
+    if !requirements_first && let Some(rejection) = requirement_rejection(specs, &mut copy, version)
+    {
+        return vec![rejection];
     }
     super::vmspec::validate(&copy, profile, create)
         .into_iter()
         .map(Rejection::VmSpec)
         .collect()
+}
+
+/// The preference's unmet requirement, checked on the VM template as it stands.
+fn requirement_rejection(
+    specs: Specs<'_>,
+    vm: &mut Value,
+    version: KubeVirtVersion,
+) -> Option<Rejection> {
+    let preference = specs.preference?;
+    let unmet = with_template(vm, |spec, _| {
+        requirements::check(specs.instancetype, preference, spec, version)
+    })
+    .flatten()?;
+    let by_instancetype = unmet
+        .fields
+        .first()
+        .is_some_and(|f| f == "spec.instancetype");
+    Some(Rejection::Requirement {
+        cause: Cause::new(unmet.field(), unmet.message()),
+        by_instancetype,
+    })
 }
 
 fn spread_rejection(

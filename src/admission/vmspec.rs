@@ -194,10 +194,10 @@ const DEFAULT_ON_SINCE: &[(&str, u32, u32)] = &[
 ];
 
 fn gate(profile: &ClusterProfile, name: &str) -> bool {
-    profile.has_feature_gate(name)
-        || DEFAULT_ON_SINCE
-            .iter()
-            .any(|&(gate, major, minor)| gate == name && profile.version.at_least(major, minor))
+    let default_on = DEFAULT_ON_SINCE
+        .iter()
+        .any(|&(gate, major, minor)| gate == name && profile.version.at_least(major, minor));
+    profile.has_feature_gate(name) || (default_on && !profile.has_disabled_feature_gate(name))
 }
 
 fn live_update(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {

@@ -145,6 +145,12 @@ fn cluster_profile(
             profile.configure(&configuration.to_json());
         }
     }
+    for object in objects
+        .iter()
+        .filter(|o| crate::hyperconverged::is_hyperconverged(o))
+    {
+        profile.configure(&crate::hyperconverged::kubevirt_configuration(&object.node.to_json()).0);
+    }
     profile
 }
 

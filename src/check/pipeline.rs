@@ -302,6 +302,9 @@ pub fn stream(options: &Options, sink: &mut dyn Sink) -> Result<Outcome, Error> 
     let object_index = Index::build(&index.referenced);
     let catalog = catalog_source::load_catalog(&settings.catalog, &profile)?;
     index.pending.add(settings.config.findings.iter().cloned());
+    index
+        .pending
+        .add(crate::hyperconverged::findings(&index.referenced));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,
         &catalog,

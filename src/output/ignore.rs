@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::check::Report;
 use crate::diag::{Category, ObjectRef};
+use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
 /// RFC 6901 pointer of a field path (`~` → `~0`, `/` → `~1`).
@@ -25,11 +26,21 @@ pub fn json_pointer(path: &FieldPath) -> String {
     out
 }
 
+/// Whether an ignore rule is the workaround for a finding: predicted drift, and the revision
+/// names the controller writes up to v1.4 (spec drift.md D-1). The expansion of
+/// `referencePolicy: expand` is not: it removes the matchers themselves (D-12).
+fn ignorable(rule: &Rule) -> bool {
+    if rule.code == rules::REFERENCE_POLICY_EXPAND.code {
+        return false;
+    }
+    rule.category == Category::Drift || rule.code == rules::REVISION_NAME_WRITTEN.code
+}
+
 /// Predicted drift per object: JSON pointers, sorted.
 fn drift_by_object(report: &Report) -> BTreeMap<ObjectRef, Vec<String>> {
     let mut out: BTreeMap<ObjectRef, Vec<String>> = BTreeMap::new();
     for finding in &report.findings {
-        if finding.rule.category != Category::Drift {
+        if !ignorable(finding.rule) {
             continue;
         }
         let (Some(object), Some(path)) = (&finding.object, &finding.path) else {
@@ -119,5 +130,13 @@ mod tests {
         );
         let odd = FieldPath::root().key("a~b").index(3);
         assert_eq!(json_pointer(&odd), "/a~0b/3");
+    }
+
+    #[test]
+    fn ignores_controller_revision_names_but_not_the_expansion() {
+        assert!(ignorable(&rules::MACHINE_TYPE_DEFAULTED));
+        assert!(ignorable(&rules::REVISION_NAME_WRITTEN));
+        assert!(!ignorable(&rules::REFERENCE_POLICY_EXPAND));
+        assert!(!ignorable(&rules::REVISION_NAME_IN_SPEC));
     }
 }

@@ -125,6 +125,8 @@ rules! {
         "KubeVirt v1.8+ adds the kubevirt.io/pci-topology-version annotation to the template on create.";
     NORMALIZED_BY_KUBEVIRT = "KV3008", "normalized-by-kubevirt", Drift, Warning,
         "KubeVirt stores a field differently than written: a non-canonical quantity, an empty value, a pruned field.";
+    REFERENCE_POLICY_EXPAND = "KV3009", "reference-policy-expand", Drift, Warning,
+        "With referencePolicy expand or expandAll (v1.4+), KubeVirt's controller replaces the matchers with the expanded spec; the next sync is refused.";
     REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
         "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.";
     STATUS_COMMITTED = "KV4002", "status-committed", Runtime, Warning,
@@ -135,6 +137,8 @@ rules! {
         "Annotations written by a VirtualMachineRestore are committed to Git.";
     INFERRED_MATCHER_COMMITTED = "KV4005", "inferred-matcher-committed", Runtime, Warning,
         "inferFromVolume is committed together with the name (and kind) the cluster inferred from it.";
+    REVISION_NAME_WRITTEN = "KV4006", "revision-name-written", Runtime, Warning,
+        "KubeVirt up to v1.4 writes spec.instancetype.revisionName / spec.preference.revisionName into the VM after create.";
 }
 
 /// Looks a rule up by code (`KV1001`) or name (`instancetype-conflict`), case-insensitively.
