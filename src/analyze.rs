@@ -665,10 +665,18 @@ pub fn analyze_vm<'a>(repo: &Repo<'a>, object: &'a Object, profile: &ClusterProf
         // Only an admitted VM is stored, so only it can drift.
         if rejections.is_empty() {
             for drift in crate::drift::predict(&written, &mutation.vm, profile.version) {
+                let full = analysis.view.path(&drift.path);
+                let identity = format!(
+                    "{}/{}",
+                    object.namespace.as_deref().unwrap_or(""),
+                    object.name
+                );
+                let fix = crate::fix::for_drift(&drift, &full, &identity);
                 let mut finding = analysis
                     .view
                     .finding(drift.rule, &drift.path, drift.message)
-                    .with_help(drift.help);
+                    .with_help(drift.help)
+                    .with_fix(fix);
                 finding.fields = drift
                     .leaves
                     .iter()
