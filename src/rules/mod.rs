@@ -216,6 +216,23 @@ mod tests {
     }
 
     #[test]
+    fn fixable_rules_are_registered_once_and_document_their_fix() {
+        let mut seen = HashSet::new();
+        for (rule, kind) in FIXES {
+            assert!(ALL.contains(rule), "{} is not in ALL", rule.code);
+            assert!(seen.insert(rule.code), "{} is listed twice", rule.code);
+            assert_ne!(*kind, FixKind::None, "{}", rule.code);
+            assert!(
+                rule.explanation.contains("`kvlint fix"),
+                "{} does not say what kvlint fix does",
+                rule.code
+            );
+        }
+        assert_eq!(fix_kind(&YAML_SYNTAX), FixKind::None);
+        assert_eq!(fix_kind(&FIRMWARE_IDENTITY_GENERATED), FixKind::Unsafe);
+    }
+
+    #[test]
     fn finds_by_code_or_name() {
         assert_eq!(
             find("kv1001").map(|r| r.name),
