@@ -1,12 +1,12 @@
 //! Field-level actions → minimal text edits of the source, so that comments, key order, quoting
 //! and indentation survive.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::Action;
-use crate::yaml::{FieldPath, Node, Pos, Segment, Span, is_plain_safe};
+use crate::yaml::{Entry, FieldPath, Node, Pos, Segment, is_plain_safe};
 
 /// Replace the bytes `start..end` of the file by `text` (an insertion when they are equal).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +50,18 @@ impl<'a> Source<'a> {
             + self.offsets.as_ref().map_or(index, |offsets| {
                 offsets.get(index).copied().unwrap_or(self.text.len())
             })
+    }
+
+    /// Where a node's text ends: some collection spans run on to the next token, so trailing
+    /// whitespace is left out.
+    fn end(&self, node: &Node) -> usize {
+        let start = self.byte(node.span.start);
+        let end = self.byte(node.span.end).max(start);
+        start + self.text[start..end].trim_end().len()
+    }
+
+    fn entry_end(&self, entry: &Entry) -> usize {
+        self.end(&entry.value).max(self.byte(entry.key_span.end))
     }
 
     fn line_start(&self, at: usize) -> usize {
@@ -98,33 +110,84 @@ fn children_count(node: &Node) -> usize {
         .unwrap_or(0)
 }
 
-/// Spans that occur more than once in the tree: an anchored node and its alias copies (and
-/// entries merged with `<<`). Editing inside them would change every use.
-fn aliased_spans(root: &Node) -> Vec<Span> {
-    // A block sequence of one item has that item's span: a node is only counted when its span
-    // differs from its parent's.
-    fn walk(node: &Node, parent: Option<Span>, counts: &mut HashMap<Span, u32>) {
-        if parent != Some(node.span) {
-            *counts.entry(node.span).or_default() += 1;
+fn anchor_name(text: &str) -> &str {
+    let end = text
+        .find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Whether `*name` occurs in `text` as an alias.
+fn is_aliased(text: &str, name: &str) -> bool {
+    let needle = format!("*{name}");
+    text.match_indices(&needle).any(|(at, _)| {
+        text[at + needle.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
+    })
+}
+
+/// Byte ranges of anchored nodes that an alias uses: editing inside one changes every use.
+fn aliased_regions(source: &Source<'_>, root: &Node) -> Vec<(usize, usize)> {
+    fn walk(source: &Source<'_>, node: &Node, out: &mut Vec<(usize, usize)>) {
+        let start = source.byte(node.span.start);
+        if source.text[start..].starts_with('&') {
+            let name = anchor_name(&source.text[start + 1..]);
+            if !name.is_empty() && is_aliased(source.text, name) {
+                out.push((start, source.end(node)));
+            }
         }
         if let Some(entries) = node.as_map() {
             for entry in entries {
-                *counts.entry(entry.key_span).or_default() += 1;
-                walk(&entry.value, Some(node.span), counts);
+                walk(source, &entry.value, out);
             }
         } else if let Some(items) = node.as_seq() {
             for item in items {
-                walk(item, Some(node.span), counts);
+                walk(source, item, out);
             }
         }
     }
-    let mut counts = HashMap::new();
-    walk(root, None, &mut counts);
-    counts
-        .into_iter()
-        .filter(|(span, n)| *n > 1 && span.start.index < span.end.index)
-        .map(|(span, _)| span)
-        .collect()
+    let mut out = Vec::new();
+    walk(source, root, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Refuses a change whose path passes through an alias (`*name`, `<<: *name`) or into an
+/// anchored node used elsewhere.
+fn check_path(
+    source: &Source<'_>,
+    root: &Node,
+    path: &[Segment],
+    regions: &[(usize, usize)],
+) -> Result<(), String> {
+    let mut node = root;
+    for segment in path {
+        let Some(next) = child(node, segment) else {
+            return Ok(());
+        };
+        let start = source.byte(next.span.start);
+        let container = (source.byte(node.span.start), source.end(node));
+        let outside_parent = node.as_map().is_some()
+            && !(container.0 <= start && start <= container.1)
+            && node.span != root.span;
+        if source.text[start..].starts_with('*') || outside_parent {
+            return Err(format!(
+                "`{}` comes from an alias (edit the anchor by hand)",
+                FieldPath(path.to_vec())
+            ));
+        }
+        if regions.iter().any(|(s, e)| *s <= start && start <= *e) {
+            return Err(format!(
+                "`{}` is inside an anchor that is used elsewhere (edit it by hand)",
+                FieldPath(path.to_vec())
+            ));
+        }
+        node = next;
+    }
+    Ok(())
 }
 
 /// The primitive changes one object needs, after expanding `Set` into its parts.
@@ -330,14 +393,11 @@ impl Planner<'_> {
         match (parent.as_map(), parent.as_seq()) {
             (Some(entries), _) => {
                 let e = &entries[index];
-                (
-                    self.source.byte(e.key_span.start),
-                    self.source.byte(e.value.span.end.max(e.key_span.end)),
-                )
+                (self.source.byte(e.key_span.start), self.source.entry_end(e))
             }
             (_, Some(items)) => (
                 self.source.byte(items[index].span.start),
-                self.source.byte(items[index].span.end),
+                self.source.end(&items[index]),
             ),
             _ => (0, 0),
         }
@@ -422,7 +482,7 @@ impl Planner<'_> {
         }
         self.edits.push(TextEdit {
             start: self.source.byte(node.span.start),
-            end: self.source.byte(node.span.end),
+            end: self.source.end(node),
             text: scalar(value, original),
         });
         Ok(())
@@ -442,9 +502,7 @@ impl Planner<'_> {
         let original = original.filter(|c| matches!(c, '\'' | '"'));
         self.edits.push(TextEdit {
             start: self.source.byte(entry.key_span.start),
-            end: self
-                .source
-                .byte(entry.value.span.end.max(entry.key_span.end)),
+            end: self.source.entry_end(entry),
             text: format!("{}: {}", key_text(key), scalar(value, original)),
         });
         Ok(())
@@ -488,7 +546,7 @@ impl Planner<'_> {
                 .collect();
             let (at, text) = match entries.last() {
                 Some(last) => (
-                    self.source.byte(last.value.span.end.max(last.key_span.end)),
+                    self.source.entry_end(last),
                     format!(", {}", pairs.join(", ")),
                 ),
                 // `{}`: write inside the braces.
@@ -510,7 +568,7 @@ impl Planner<'_> {
         } else {
             return Err("the mapping's indentation cannot be read".to_owned());
         };
-        let end = self.source.byte(map.span.end);
+        let end = self.source.end(map);
         let rest_end = self.source.next_line(end);
         let rest = self.source.text[end..rest_end].trim();
         if !(rest.is_empty() || rest.starts_with('#')) {
@@ -561,6 +619,16 @@ pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<Tex
         root,
         edits: Vec::new(),
     };
+    let regions = aliased_regions(&planner.source, root);
+    for path in changes
+        .removals
+        .iter()
+        .chain(changes.scalars.keys())
+        .chain(changes.inserts.keys())
+        .chain(changes.renames.keys())
+    {
+        check_path(&planner.source, root, path, &regions)?;
+    }
     for path in &changes.removals {
         planner.remove(path)?;
     }
@@ -578,15 +646,6 @@ pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<Tex
         planner.insert(path, keys)?;
     }
     planner.merge_insertions();
-    let aliased: Vec<(usize, usize)> = aliased_spans(root)
-        .into_iter()
-        .map(|span| {
-            (
-                planner.source.byte(span.start),
-                planner.source.byte(span.end),
-            )
-        })
-        .collect();
     for edit in &planner.edits {
         let touches = |(start, end): &(usize, usize)| {
             if edit.start == edit.end {
@@ -595,24 +654,10 @@ pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<Tex
                 edit.start < *end && *start < edit.end
             }
         };
-        if aliased.iter().any(touches) {
+        if regions.iter().any(touches) {
             return Err(
-                "the field is inside an anchor that is used elsewhere (edit it by hand)".to_owned(),
+                "the edit touches an anchor that is used elsewhere (edit it by hand)".to_owned(),
             );
-        }
-    }
-    // Inserted content must not land inside an aliased mapping either.
-    for path in changes.inserts.keys() {
-        if let Some(map) = node_at(root, path) {
-            let (s, e) = (
-                planner.source.byte(map.span.start),
-                planner.source.byte(map.span.end),
-            );
-            if aliased.iter().any(|(start, end)| *start <= s && e <= *end) {
-                return Err(
-                    "the mapping is an anchor that is used elsewhere (edit it by hand)".to_owned(),
-                );
-            }
         }
     }
     Ok(planner.edits)
@@ -739,6 +784,23 @@ mod tests {
         assert_eq!(
             fix(text, &[set("spec.added", Value::Bool(true))]).unwrap(),
             "spec:\n  items:\n  - name: a\n    x: {}\n  other: 1\n  added: true\n"
+        );
+    }
+
+    #[test]
+    fn refuses_edits_through_aliases_and_merge_keys() {
+        let text = "base: &b\n  x: 1\nvm:\n  <<: *b\n  y: 2\nother: *b\n";
+        let err = fix(text, &[set("vm.x", Value::from(3))]).unwrap_err();
+        assert!(err.contains("alias"), "{err}");
+        let err = fix(text, &[set("other.x", Value::from(3))]).unwrap_err();
+        assert!(err.contains("alias"), "{err}");
+        let err = fix(text, &[set("base.z", Value::from(3))]).unwrap_err();
+        assert!(err.contains("anchor"), "{err}");
+        // An anchor nobody uses is ordinary text.
+        let text = "vm: &lonely\n  x: 1\n\nnext: 1\n";
+        assert_eq!(
+            fix(text, &[set("vm.z", Value::from(2))]).unwrap(),
+            "vm: &lonely\n  x: 1\n  z: 2\n\nnext: 1\n"
         );
     }
 

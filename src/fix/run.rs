@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::Action;
 use super::edit::{apply_edits, plan_edits};
 use crate::check::{self, Options, Report};
 use crate::config::ConfigChoice;
 use crate::diag::{Finding, ObjectRef};
 use crate::error::Error;
 use crate::rules::{FixKind, Rule, fix_kind};
-use crate::yaml::{Limits, Node, parse_stream};
+use crate::yaml::{FieldPath, Limits, Node, Segment, parse_stream};
 
 /// A fix may uncover another (an inferred matcher then has a kind to default); a few passes
 /// reach the fixed point.
@@ -41,6 +42,11 @@ pub struct Applied {
     pub rule: &'static Rule,
     pub kind: FixKind,
     pub description: String,
+    /// The object the fix edits.
+    pub object: Option<ObjectRef>,
+    /// The fields the fix may change, in the object.
+    #[serde(skip)]
+    pub fields: Vec<FieldPath>,
 }
 
 /// A fixable finding that was left alone, and why.
@@ -89,6 +95,21 @@ fn identity(finding: &Finding) -> Identity {
         finding.object.clone(),
         finding.path.clone(),
     )
+}
+
+impl Action {
+    /// The fields the action changes: a renamed field's old and new keys.
+    fn fields(&self) -> Vec<FieldPath> {
+        match self {
+            Action::Remove(path) | Action::Set(path, _) => vec![path.clone()],
+            Action::Rename { path, key, .. } => {
+                let mut renamed = path.clone();
+                renamed.0.pop();
+                renamed.0.push(Segment::Key(key.clone()));
+                vec![path.clone(), renamed]
+            }
+        }
+    }
 }
 
 /// The roots a finding's path is relative to: each document, and each item of a `List`.
@@ -228,6 +249,8 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
                             rule: finding.rule,
                             kind: fix_kind(finding.rule),
                             description: fix.description.clone(),
+                            object: finding.object.clone(),
+                            fields: fix.actions.iter().flat_map(Action::fields).collect(),
                         },
                         identity(finding),
                     ));
@@ -274,12 +297,14 @@ fn counts(findings: &[Finding]) -> HashMap<Identity, usize> {
 }
 
 /// Why the fixed `file` is not acceptable: a targeted finding is still there, or a new one
-/// appeared.
+/// appeared that this run does not fix in turn (a VM that KubeVirt refused before the fix may
+/// now be admitted, and its drift becomes visible).
 fn verify(
     file: &Arc<str>,
     targeted: &[Identity],
     before: &HashMap<Identity, usize>,
     after: &HashMap<Identity, usize>,
+    fixed_next: &HashSet<Identity>,
 ) -> Option<String> {
     if let Some(left) = targeted.iter().find(|id| after.contains_key(*id)) {
         return Some(format!(
@@ -290,7 +315,11 @@ fn verify(
     }
     let new: Vec<String> = after
         .iter()
-        .filter(|(id, n)| id.0 == *file && before.get(*id).copied().unwrap_or(0) < **n)
+        .filter(|(id, n)| {
+            id.0 == *file
+                && before.get(*id).copied().unwrap_or(0) < **n
+                && !fixed_next.contains(*id)
+        })
         .map(|(id, _)| format!("{} at `{}`", id.1, id.3.as_deref().unwrap_or("")))
         .collect();
     if new.is_empty() {
@@ -401,10 +430,17 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         let before = counts(&report.findings);
         let mut after_report = mirror.check(&check_options, &trial)?;
         let after = counts(&after_report.findings);
+        let fixed_next: HashSet<Identity> = after_report
+            .findings
+            .iter()
+            .filter(|f| wanted(f, options.unsafe_fixes, minor))
+            .map(identity)
+            .filter(|id| !blocked.contains(id))
+            .collect();
         let mut failed = false;
         for (file, pass) in &passes {
             let targeted: Vec<Identity> = pass.applied.iter().map(|(_, id)| id.clone()).collect();
-            if let Some(reason) = verify(file, &targeted, &before, &after) {
+            if let Some(reason) = verify(file, &targeted, &before, &after, &fixed_next) {
                 failed = true;
                 trial.insert(Arc::clone(file), current[file].clone());
                 if pass.applied.len() > 1 {
