@@ -387,3 +387,52 @@ fn real_world_corpus_is_fixed_idempotently_and_only_where_intended() {
         }
     }
 }
+
+fn kvlint(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args(args)
+        .output()
+        .expect("kvlint runs")
+}
+
+#[test]
+fn cli_check_and_diff_write_nothing_and_exit_1_then_fix_writes_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fix/comments"),
+        dir.path(),
+    );
+    let file = dir.path().join("vm.yaml");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let path = dir.path().to_str().unwrap();
+
+    let check = kvlint(&["fix", "--check", path]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("KV4002 remove `status`"));
+    let diff = kvlint(&["fix", "--diff", path]);
+    assert_eq!(diff.status.code(), Some(1));
+    let diff_text = String::from_utf8_lossy(&diff.stdout);
+    assert!(diff_text.contains("-status:"), "{diff_text}");
+    assert!(diff_text.contains("+  runStrategy: Always"), "{diff_text}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+
+    let json_run = kvlint(&["fix", "--check", "--format", "json", path]);
+    let value: Value = serde_json::from_slice(&json_run.stdout).unwrap();
+    let listed = value["fixes"].as_array().unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|f| f["rule"] == "KV4001" && f["line"] == 25 && f["kind"] == "safe")
+    );
+    assert_eq!(value["written"], false);
+
+    let fixed = kvlint(&["fix", path]);
+    assert_eq!(fixed.status.code(), Some(0));
+    assert_ne!(std::fs::read_to_string(&file).unwrap(), original);
+    let again = kvlint(&["fix", "--check", path]);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("would fix 0 findings"));
+
+    let stdin = kvlint(&["fix", "-"]);
+    assert_eq!(stdin.status.code(), Some(2));
+}
