@@ -95,6 +95,14 @@ pub fn running_to_run_strategy(path: &FieldPath, running: &Value) -> Option<Fix>
     ))
 }
 
+/// A deprecated spelling of a value, replaced by the current one.
+pub fn rename_value(path: &FieldPath, current: &str) -> Fix {
+    Fix::new(
+        format!("write `{path}` as `{current}`"),
+        vec![Action::Set(path.clone(), Value::String(current.to_owned()))],
+    )
+}
+
 /// `inferFromVolume` committed with the name the cluster inferred: keep the name, as stored.
 pub fn drop_inference(matcher: &FieldPath) -> Fix {
     Fix::new(

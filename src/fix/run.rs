@@ -138,6 +138,8 @@ struct Mirror {
     dir: tempfile::TempDir,
     /// Mirror display name → the file's display name.
     names: HashMap<String, Arc<str>>,
+    /// What each file holds in the mirror now.
+    written: HashMap<Arc<str>, String>,
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, Error> {
@@ -151,6 +153,7 @@ impl Mirror {
         Ok(Self {
             dir,
             names: HashMap::new(),
+            written: HashMap::new(),
         })
     }
 
@@ -168,6 +171,9 @@ impl Mirror {
     ) -> Result<Report, Error> {
         let io = |path: &Path, err: std::io::Error| Error::Io(format!("{}: {err}", path.display()));
         for (file, text) in texts {
+            if self.written.get(file) == Some(text) {
+                continue;
+            }
             let target = self.path_of(Path::new(&**file))?;
             if let Some(parent) = target.parent() {
                 std::fs::create_dir_all(parent).map_err(|err| io(parent, err))?;
@@ -177,6 +183,7 @@ impl Mirror {
                 target.to_string_lossy().replace('\\', "/"),
                 Arc::clone(file),
             );
+            self.written.insert(Arc::clone(file), text.clone());
         }
         let mut mirrored = options.clone();
         mirrored.selection.paths = options

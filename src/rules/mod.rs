@@ -161,6 +161,7 @@ impl std::fmt::Display for FixKind {
 
 /// The rules `kvlint fix` fixes; every other rule has no fix.
 pub static FIXES: &[(&Rule, FixKind)] = &[
+    (&DEPRECATED_FIELD, FixKind::Safe),
     (&DEPRECATED_RUNNING, FixKind::Safe),
     (&MATCHER_KIND_DEFAULTED, FixKind::Safe),
     (&INFERENCE_REWRITTEN, FixKind::Safe),
