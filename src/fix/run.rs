@@ -140,6 +140,8 @@ struct Mirror {
     names: HashMap<String, Arc<str>>,
     /// What each file holds in the mirror now.
     written: HashMap<Arc<str>, String>,
+    /// How many files the check of the real paths read.
+    files: usize,
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, Error> {
@@ -147,13 +149,14 @@ fn absolute(path: &Path) -> Result<PathBuf, Error> {
 }
 
 impl Mirror {
-    fn new() -> Result<Self, Error> {
+    fn new(files: usize) -> Result<Self, Error> {
         let dir = tempfile::tempdir()
             .map_err(|err| Error::Io(format!("cannot create a temporary directory: {err}")))?;
         Ok(Self {
             dir,
             names: HashMap::new(),
             written: HashMap::new(),
+            files,
         })
     }
 
@@ -186,14 +189,26 @@ impl Mirror {
             self.written.insert(Arc::clone(file), text.clone());
         }
         let mut mirrored = options.clone();
-        mirrored.selection.paths = options
-            .selection
-            .paths
-            .iter()
-            .map(|p| self.path_of(p))
-            .collect::<Result<_, _>>()?;
+        mirrored.selection.paths = Vec::new();
+        for path in &options.selection.paths {
+            let target = self.path_of(path)?;
+            if path.is_dir() {
+                std::fs::create_dir_all(&target).map_err(|err| io(&target, err))?;
+            }
+            // A file given by name that could not be read has no copy.
+            if target.exists() {
+                mirrored.selection.paths.push(target);
+            }
+        }
         mirrored.keep_sources = false;
         let mut report = check::run(&mirrored)?;
+        // Every file must be checked again, or a fixed finding could vanish with its file.
+        if report.summary.files != self.files {
+            return Err(Error::Io(format!(
+                "kvlint fix cannot check the fixed files again ({} files instead of {}); nothing was written",
+                report.summary.files, self.files
+            )));
+        }
         for finding in &mut report.findings {
             if let Some(file) = self.names.get(&*finding.location.file) {
                 finding.location.file = Arc::clone(file);
@@ -393,7 +408,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     };
     let mut current = originals.clone();
     let mut blocked: HashSet<Identity> = HashSet::new();
-    let mut mirror = Mirror::new()?;
+    let mut mirror = Mirror::new(report.summary.files)?;
     // Files whose fixes are tried one at a time.
     let mut one_by_one: HashSet<Arc<str>> = HashSet::new();
     for pass in 0..MAX_RETRY_PASSES {
