@@ -347,6 +347,19 @@ fn real_world_corpus_is_fixed_idempotently_and_only_where_intended() {
         }
     }
 
+    // A refused fix leaves its finding for the owner.
+    for skipped in &outcome.skipped {
+        assert!(
+            after
+                .findings
+                .iter()
+                .any(|f| f.rule.code == skipped.rule.code && f.location.file == skipped.file),
+            "{}: refused {} but its finding is gone",
+            skipped.file,
+            skipped.rule.code
+        );
+    }
+
     // Idempotent.
     let again = run_fix(dir.path(), None, true);
     assert!(again.changes.is_empty(), "a second run changed files");

@@ -429,6 +429,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         }
         let mut trial = current.clone();
         let mut passes = BTreeMap::new();
+        let mut newly_blocked = false;
         for (file, findings) in &by_file {
             let findings = if one_by_one.contains(file) {
                 &findings[..1]
@@ -437,7 +438,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             };
             let pass = fix_file(&current[file], findings);
             for (skipped, id) in &pass.skipped {
-                blocked.insert(id.clone());
+                newly_blocked |= blocked.insert(id.clone());
                 outcome.skipped.push(skipped.clone());
             }
             if pass.text != current[file] {
@@ -446,6 +447,10 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             }
         }
         if passes.is_empty() {
+            // A file taken one fix at a time may have more fixes after one that was refused.
+            if newly_blocked && !one_by_one.is_empty() {
+                continue;
+            }
             break;
         }
         one_by_one.retain(|file| by_file.contains_key(file));
