@@ -676,10 +676,18 @@ pub fn analyze_vm<'a>(
             let drift = crate::drift::predict(&written, &mutation.vm, profile.version, own_name);
             let controller = crate::controller::predict(&written, &mutation.vm, specs, profile);
             for drift in drift.into_iter().chain(controller) {
+                let full = analysis.view.path(&drift.path);
+                let identity = format!(
+                    "{}/{}",
+                    object.namespace.as_deref().unwrap_or(""),
+                    object.name
+                );
+                let fix = crate::fix::for_drift(&drift, &full, &identity);
                 let mut finding = analysis
                     .view
                     .finding(drift.rule, &drift.path, drift.message)
-                    .with_help(drift.help);
+                    .with_help(drift.help)
+                    .with_fix(fix);
                 finding.fields = drift
                     .leaves
                     .iter()

@@ -28,7 +28,10 @@ pub enum Command {
     /// Compare two revisions: what a change does to every VM, and what KubeVirt does with it.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffArgs),
-    /// List every rule: code, name, category, default severity, summary.
+    /// Apply the safe fixes: edit manifests to say what the cluster stores.
+    #[command(after_help = FIX_HELP)]
+    Fix(FixArgs),
+    /// List every rule: code, name, category, default severity, fix, summary.
     Rules(RulesArgs),
     /// Explain one rule (by code or name).
     Explain(ExplainArgs),
@@ -204,4 +207,24 @@ pub struct DiffArgs {
     /// rejected change always counts, unless `none`).
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+const FIX_HELP: &str = "Each fixed file is checked again before it is written: the fix must remove the findings it\ntargets and introduce none, or the file is left as it is.\n\nExit codes:\n  0  nothing to fix, or the files were fixed\n  1  with --check or --diff: a fix would change a file\n  2  usage or I/O error";
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print the unified diff of the fixes instead of writing the files.
+    #[arg(long, conflicts_with = "check")]
+    pub diff: bool,
+    /// Write nothing; list the fixes and exit with 1 when one would change a file (for CI).
+    #[arg(long)]
+    pub check: bool,
+    /// Also apply fixes that make a choice (pinning a generated firmware UUID and serial).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Output format of the list of fixes.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
 }

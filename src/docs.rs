@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::diag::{Category, Severity};
-use crate::rules::{ALL, Rule};
+use crate::rules::{ALL, FixKind, Rule, fix_kind};
 
 /// Where a rule is documented (the anchor of docs/rules.md).
 pub fn rule_url(rule: &Rule) -> String {
@@ -22,6 +22,7 @@ struct RuleJson<'a> {
     name: &'a str,
     category: Category,
     severity: Severity,
+    fix: FixKind,
     since: &'a str,
     summary: &'a str,
     url: String,
@@ -34,6 +35,7 @@ fn to_json(rule: &Rule) -> RuleJson<'_> {
         name: rule.name,
         category: rule.category,
         severity: rule.severity,
+        fix: fix_kind(rule),
         since: rule.since,
         summary: rule.summary,
         url: rule_url(rule),
@@ -46,17 +48,18 @@ pub fn rules_text() -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<7} {:<32} {:<12} {:<8} summary",
-        "code", "name", "category", "severity"
+        "{:<7} {:<32} {:<12} {:<8} {:<6} summary",
+        "code", "name", "category", "severity", "fix"
     );
     for rule in ALL {
         let _ = writeln!(
             out,
-            "{:<7} {:<32} {:<12} {:<8} {}",
+            "{:<7} {:<32} {:<12} {:<8} {:<6} {}",
             rule.code,
             rule.name,
             rule.category.to_string(),
             rule.severity.to_string(),
+            fix_kind(rule).to_string(),
             rule.summary
         );
     }
@@ -69,14 +72,24 @@ pub fn rules_json() -> String {
     serde_json::to_string_pretty(&rules).unwrap_or_default() + "\n"
 }
 
+/// What `kvlint fix` does with a rule's findings, in words.
+fn fix_text(rule: &Rule) -> &'static str {
+    match fix_kind(rule) {
+        FixKind::None => "none",
+        FixKind::Safe => "safe (`kvlint fix` applies it)",
+        FixKind::Unsafe => "unsafe (`kvlint fix --unsafe-fixes` applies it)",
+    }
+}
+
 /// `kvlint explain CODE`: the rule's metadata and explanation.
 pub fn explain_text(rule: &Rule) -> String {
     format!(
-        "{} {}\ncategory: {}, default severity: {}, since kvlint {}\n{}\n\n{}\nMore: {}\n",
+        "{} {}\ncategory: {}, default severity: {}, fix: {}, since kvlint {}\n{}\n\n{}\nMore: {}\n",
         rule.code,
         rule.name,
         rule.category,
         rule.severity,
+        fix_text(rule),
         rule.since,
         rule.summary,
         rule.explanation.trim_end(),
@@ -95,29 +108,31 @@ pub fn rules_markdown() -> String {
         "# kvlint rules\n\n<!-- Generated from src/rules (the registry and src/rules/docs/*.md). Do not edit: run `KVLINT_UPDATE_DOCS=1 cargo test --test docs`. -->\n\n",
     );
     out.push_str(
-        "| code | name | category | severity | summary |\n| --- | --- | --- | --- | --- |\n",
+        "| code | name | category | severity | fix | summary |\n| --- | --- | --- | --- | --- | --- |\n",
     );
     for rule in ALL {
         let _ = writeln!(
             out,
-            "| [{}](#{}-{}) | `{}` | {} | {} | {} |",
+            "| [{}](#{}-{}) | `{}` | {} | {} | {} | {} |",
             rule.code,
             rule.code.to_ascii_lowercase(),
             rule.name,
             rule.name,
             rule.category,
             rule.severity,
+            fix_kind(rule),
             rule.summary
         );
     }
     for rule in ALL {
         let _ = write!(
             out,
-            "\n## {} {}\n\nCategory `{}`, default severity `{}`, since kvlint {}. {}\n\n{}\n",
+            "\n## {} {}\n\nCategory `{}`, default severity `{}`, fix: {}, since kvlint {}. {}\n\n{}\n",
             rule.code,
             rule.name,
             rule.category,
             rule.severity,
+            fix_text(rule),
             rule.since,
             rule.summary,
             rule.explanation.trim_end()

@@ -20,6 +20,7 @@ pub mod diff;
 pub mod docs;
 pub mod drift;
 pub mod error;
+pub mod fix;
 pub mod git_tree;
 pub mod hyperconverged;
 pub mod k8s;

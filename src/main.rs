@@ -11,7 +11,7 @@ use clap::Parser;
 use kvlint::check::{self, Options, Report};
 use kvlint::cli::{
     CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
-    IgnoreFormat, InputArgs, RenderArgs,
+    FixArgs, IgnoreFormat, InputArgs, RenderArgs,
 };
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
@@ -354,6 +354,33 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
     })
 }
 
+fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
+    let outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
+        check: options(&args.input, false)?,
+        unsafe_fixes: args.unsafe_fixes,
+    })?;
+    let write = !args.diff && !args.check;
+    if write {
+        kvlint::fix::write(&outcome)?;
+    }
+    let list = match args.format {
+        DocFormat::Text => kvlint::fix::text(&outcome, write),
+        DocFormat::Json => kvlint::fix::json(&outcome, write),
+    };
+    if args.diff {
+        write_stdout(&kvlint::fix::unified_diff(&outcome))?;
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(list.as_bytes());
+    } else {
+        write_stdout(&list)?;
+    }
+    Ok(if !write && !outcome.changes.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
@@ -369,6 +396,7 @@ fn main() -> ExitCode {
             })
             .map(|()| ExitCode::SUCCESS),
         Command::Diff(args) => run_diff(args),
+        Command::Fix(args) => run_fix(args),
         Command::Rules(args) => write_stdout(&match args.format {
             DocFormat::Text => kvlint::docs::rules_text(),
             DocFormat::Json => kvlint::docs::rules_json(),

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::diag::Finding;
+use crate::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
 use crate::rules::{self, Rule};
@@ -35,6 +36,13 @@ fn finding(
         .with_help(help)
 }
 
+/// `path` (dotted) inside the VM at `base` of its object.
+fn within(base: &FieldPath, path: &str) -> FieldPath {
+    let mut full = base.clone();
+    full.0.extend(FieldPath::parse(path).0);
+    full
+}
+
 /// Findings about cluster-written data in any object: status and server-set metadata.
 pub fn object_findings(object: &Object) -> Vec<Finding> {
     let root = FieldPath::root();
@@ -49,7 +57,7 @@ pub fn object_findings(object: &Object) -> Vec<Finding> {
             &FieldPath::parse("status"),
             format!("{} {} carries a status, which the cluster writes", object.kind, object.name),
             "remove status from the manifest: the API server ignores it on create and GitOps tools show it as drift",
-        ));
+        ).with_fix(Some(fix::remove(&FieldPath::parse("status")))));
     }
     if let Some(metadata) = object.node.get("metadata") {
         for field in SERVER_FIELDS {
@@ -64,7 +72,7 @@ pub fn object_findings(object: &Object) -> Vec<Finding> {
                     &FieldPath::parse("metadata").key(field),
                     format!("metadata.{field} is set by the API server: this manifest looks exported from a cluster"),
                     "remove it; `kubectl get -o yaml` output needs cleaning before it goes into Git",
-                ));
+                ).with_fix(Some(fix::remove(&FieldPath::parse("metadata").key(field)))));
             }
         }
         if metadata
@@ -79,7 +87,7 @@ pub fn object_findings(object: &Object) -> Vec<Finding> {
                 &FieldPath::parse("metadata.annotations").key(LAST_APPLIED),
                 format!("the {LAST_APPLIED} annotation is written by kubectl apply: this manifest looks exported from a cluster"),
                 "remove the annotation",
-            ));
+            ).with_fix(Some(fix::remove(&FieldPath::parse("metadata.annotations").key(LAST_APPLIED)))));
         }
     }
     out
@@ -110,7 +118,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
                     role.field()
                 ),
                 "remove revisionName from Git: KubeVirt v1.5+ tracks the revision in status, and older releases write it themselves",
-            ));
+            ).with_fix(Some(fix::remove_revision_name(&within(base, &format!("spec.{}.revisionName", role.field()))))));
         }
         if text("inferFromVolume").is_some() && (text("name").is_some() || text("kind").is_some()) {
             out.push(finding(
@@ -123,7 +131,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
                     role.field()
                 ),
                 "keep either inferFromVolume (and let KubeVirt resolve it) or the resolved name and kind, not both",
-            ));
+            ).with_fix(Some(fix::drop_inference(&within(base, &format!("spec.{}", role.field()))))));
         }
     }
     if let Some(annotations) = vm
@@ -141,7 +149,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
                 &FieldPath::parse("metadata.annotations").key(key),
                 format!("{key} is written by a VirtualMachineRestore"),
                 "remove it from Git; a restored VM also carries revisionName values, which must go too",
-            ));
+            ).with_fix(Some(fix::remove(&within(base, "metadata.annotations").key(key)))));
         }
     }
     if vm.pointer("/spec/running").is_some_and(|r| !r.is_null()) {
@@ -152,7 +160,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             &FieldPath::parse("spec.running"),
             "spec.running is deprecated, please use spec.runStrategy instead.".to_owned(),
             "replace `running: true` with `runStrategy: Always` and `running: false` with `runStrategy: Halted`",
-        ));
+        ).with_fix(vm.pointer("/spec/running").and_then(|running| fix::running_to_run_strategy(&within(base, "spec.running"), running))));
     }
     out
 }

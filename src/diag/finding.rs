@@ -124,6 +124,8 @@ pub struct Finding {
     /// For a finding at a parent path that stands for several fields (predicted drift), those
     /// fields' paths.
     pub fields: Vec<String>,
+    /// The edit `kvlint fix` makes for this finding, when the rule has a fix.
+    pub fix: Option<crate::fix::Fix>,
 }
 
 impl Finding {
@@ -139,6 +141,7 @@ impl Finding {
             help: None,
             related: Vec::new(),
             fields: Vec::new(),
+            fix: None,
         }
     }
 
@@ -169,6 +172,12 @@ impl Finding {
     #[must_use]
     pub fn with_related(mut self, related: Related) -> Self {
         self.related.push(related);
+        self
+    }
+
+    #[must_use]
+    pub fn with_fix(mut self, fix: Option<crate::fix::Fix>) -> Self {
+        self.fix = fix;
         self
     }
 

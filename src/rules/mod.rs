@@ -141,6 +141,55 @@ rules! {
         "KubeVirt up to v1.4 writes spec.instancetype.revisionName / spec.preference.revisionName into the VM after create.";
 }
 
+/// Whether `kvlint fix` can fix a rule's findings, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FixKind {
+    /// No automatic fix.
+    None,
+    /// Deterministic: the edit writes what KubeVirt would store, and is applied by default.
+    Safe,
+    /// Needs a choice (a generated identity); applied only with `--unsafe-fixes`.
+    Unsafe,
+}
+
+impl std::fmt::Display for FixKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::None => "none",
+            Self::Safe => "safe",
+            Self::Unsafe => "unsafe",
+        })
+    }
+}
+
+/// The rules `kvlint fix` fixes; every other rule has no fix.
+pub static FIXES: &[(&Rule, FixKind)] = &[
+    (&DEPRECATED_FIELD, FixKind::Safe),
+    (&DEPRECATED_RUNNING, FixKind::Safe),
+    (&MATCHER_KIND_DEFAULTED, FixKind::Safe),
+    (&INFERENCE_REWRITTEN, FixKind::Safe),
+    (&MACHINE_TYPE_DEFAULTED, FixKind::Safe),
+    (&ARCHITECTURE_DEFAULTED, FixKind::Safe),
+    (&STORAGE_CLASS_DEFAULTED, FixKind::Safe),
+    (&FIRMWARE_IDENTITY_GENERATED, FixKind::Unsafe),
+    (&PCI_TOPOLOGY_ANNOTATION, FixKind::Safe),
+    (&NORMALIZED_BY_KUBEVIRT, FixKind::Safe),
+    (&REVISION_NAME_IN_SPEC, FixKind::Safe),
+    (&STATUS_COMMITTED, FixKind::Safe),
+    (&SERVER_METADATA_COMMITTED, FixKind::Safe),
+    (&RESTORE_ANNOTATION_COMMITTED, FixKind::Safe),
+    (&INFERRED_MATCHER_COMMITTED, FixKind::Safe),
+];
+
+/// How `kvlint fix` handles a rule's findings.
+pub fn fix_kind(rule: &Rule) -> FixKind {
+    FIXES
+        .iter()
+        .find(|(r, _)| r.code == rule.code)
+        .map_or(FixKind::None, |(_, kind)| *kind)
+}
+
 /// Looks a rule up by code (`KV1001`) or name (`instancetype-conflict`), case-insensitively.
 pub fn find(code_or_name: &str) -> Option<&'static Rule> {
     ALL.iter().copied().find(|rule| {
@@ -169,6 +218,23 @@ mod tests {
                 rule.name
             );
         }
+    }
+
+    #[test]
+    fn fixable_rules_are_registered_once_and_document_their_fix() {
+        let mut seen = HashSet::new();
+        for (rule, kind) in FIXES {
+            assert!(ALL.contains(rule), "{} is not in ALL", rule.code);
+            assert!(seen.insert(rule.code), "{} is listed twice", rule.code);
+            assert_ne!(*kind, FixKind::None, "{}", rule.code);
+            assert!(
+                rule.explanation.contains("`kvlint fix"),
+                "{} does not say what kvlint fix does",
+                rule.code
+            );
+        }
+        assert_eq!(fix_kind(&YAML_SYNTAX), FixKind::None);
+        assert_eq!(fix_kind(&FIRMWARE_IDENTITY_GENERATED), FixKind::Unsafe);
     }
 
     #[test]
