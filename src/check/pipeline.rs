@@ -51,17 +51,11 @@ pub struct Outcome {
     pub profile: ClusterProfile,
 }
 
-/// Whether VMs may reference objects of this kind (or the kind configures the cluster).
+/// Whether VMs may reference the object, or it configures the cluster.
 fn referenced(object: &Object) -> bool {
-    matches!(
-        (object.group.as_str(), object.kind.as_str()),
-        (k8s::INSTANCETYPE_GROUP, _)
-            | ("apps", "ControllerRevision")
-            | ("", "PersistentVolumeClaim")
-            | ("cdi.kubevirt.io", "DataVolume" | "DataSource")
-            | (k8s::KUBEVIRT_GROUP, "KubeVirt")
-            | ("hco.kubevirt.io", "HyperConverged")
-    )
+    crate::resolve::is_referenced_kind(&object.group, &object.kind)
+        || (object.group == k8s::KUBEVIRT_GROUP && object.kind == "KubeVirt")
+        || crate::hyperconverged::is_hyperconverged(object)
 }
 
 /// Findings and suppressions waiting for their file's turn in the report.

@@ -12,6 +12,19 @@ use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
 use crate::profile::KubeVirtVersion;
 
+/// Whether a VM may reference objects of this kind: only these are kept for [`Repo::find`] once
+/// a large repository has been indexed (every lookup asserts that its kind is listed here).
+pub fn is_referenced_kind(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        (crate::k8s::INSTANCETYPE_GROUP, _)
+            | ("apps", "ControllerRevision")
+            | ("", "PersistentVolumeClaim")
+            | ("snapshot.storage.k8s.io", "VolumeSnapshot")
+            | ("cdi.kubevirt.io", "DataVolume" | "DataSource")
+    )
+}
+
 /// The objects kvlint can see: the repository, then the cluster catalog.
 #[derive(Clone, Copy)]
 pub struct Repo<'a> {
@@ -32,6 +45,10 @@ impl<'a> Repo<'a> {
         namespace: Option<&str>,
         name: &str,
     ) -> Option<&'a Object> {
+        debug_assert!(
+            is_referenced_kind(group, kind),
+            "{group}/{kind} is looked up but not kept by the index pass"
+        );
         self.index
             .find(self.objects, unit, group, kind, namespace, name)
             .or_else(|| {
