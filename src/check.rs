@@ -221,6 +221,25 @@ fn object_findings(object: &Object) -> Option<Finding> {
 pub fn run(options: &Options) -> Result<Report, Error> {
     let settings = effective(options)?;
     let inputs = source::discover(&settings.selection)?;
+    check_inputs(options, &settings, &inputs)
+}
+
+/// Checks one in-memory file as a one-file repository: the entry point of the fuzz targets.
+/// With `options.config` set to `ConfigChoice::None` nothing but `bytes` is read.
+pub fn run_in_memory(options: &Options, display: &str, bytes: &[u8]) -> Result<Report, Error> {
+    let settings = effective(options)?;
+    let inputs = [source::Input::Memory {
+        display: Arc::from(display),
+        bytes: Arc::from(bytes),
+    }];
+    check_inputs(options, &settings, &inputs)
+}
+
+fn check_inputs(
+    options: &Options,
+    settings: &Effective,
+    inputs: &[source::Input],
+) -> Result<Report, Error> {
     let mut origin_roots = Vec::new();
     if let Some(name) = &options.selection.stdin_filename {
         let path = std::path::Path::new(name);
@@ -237,7 +256,7 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         origin_roots,
         ..LoadOptions::default()
     };
-    let loaded = load::load(&inputs, &load_options);
+    let loaded = load::load(inputs, &load_options);
     let profile = cluster_profile(&loaded.objects, settings.version, &settings.config);
     let index = Index::build(&loaded.objects);
     let catalog = catalog_source::load_catalog(&settings.catalog, &profile)?;
