@@ -2,6 +2,7 @@
 
 use kvlint::check::{Options, run_in_memory};
 use kvlint::config::ConfigChoice;
+use kvlint::yaml::{Limits, Node, Span, Value, parse_stream};
 
 /// Lines as YAML counts them: CRLF, CR and LF each end a line.
 fn yaml_lines(text: &str) -> u32 {
@@ -49,5 +50,53 @@ fn bare_carriage_returns_are_line_breaks() {
         kvlint::output::human::report(&report, false, 100),
     ] {
         assert!(!format.is_empty());
+    }
+}
+
+fn assert_inside(lines: u32, chars: u32, span: Span) {
+    for pos in [span.start, span.end] {
+        assert!(
+            (1..=lines).contains(&pos.line) && pos.column >= 1 && pos.index <= chars,
+            "{span:?} outside the file ({lines} lines, {chars} characters)"
+        );
+    }
+}
+
+fn assert_tree_inside(lines: u32, chars: u32, node: &Node) {
+    assert_inside(lines, chars, node.span);
+    match &node.value {
+        Value::Seq(items) => items
+            .iter()
+            .for_each(|item| assert_tree_inside(lines, chars, item)),
+        Value::Map(entries) => {
+            for entry in entries {
+                assert_inside(lines, chars, entry.key_span);
+                assert_tree_inside(lines, chars, &entry.value);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `load_yaml`: a file that ends in `---` without a final line break. The parser placed the
+/// empty last document on a line after the end of the file.
+#[test]
+fn a_document_marker_at_the_end_of_the_file_stays_inside_it() {
+    let text = include_str!("../testdata/fuzz/load_yaml-marker-at-eof.yaml");
+    for text in [
+        text,
+        "a: 1\n---",
+        "---",
+        "a: 1\r\n---",
+        "a: 1\r---",
+        "a: [1,\n  2]\n---",
+    ] {
+        let lines = yaml_lines(text);
+        let chars = u32::try_from(text.chars().count()).unwrap();
+        let docs = parse_stream(text, Limits::default());
+        assert!(!docs.is_empty(), "{text:?}");
+        for doc in docs.iter().flatten() {
+            assert_tree_inside(lines, chars, &doc.root);
+        }
     }
 }
