@@ -122,9 +122,11 @@ fn rendered_yaml(report: &Report) -> String {
     kvlint::render_output(&rendered, RenderFormat::Yaml)
 }
 
-/// Lines of the text, and the length in characters of each.
+/// The length in characters of each line, lines as YAML counts them (CRLF, CR and LF each end
+/// a line).
 fn line_lengths(text: &str) -> Vec<u32> {
-    text.split('\n')
+    text.replace("\r\n", "\n")
+        .split(['\r', '\n'])
         .map(|line| u32::try_from(line.chars().count()).unwrap())
         .collect()
 }
@@ -182,7 +184,7 @@ proptest! {
     }
 
     #[test]
-    fn positions_fall_inside_arbitrary_text(text in "[a-z0-9:{}\\[\\],&*!|>'\" #\t\n-]{0,200}") {
+    fn positions_fall_inside_arbitrary_text(text in "[a-z0-9:{}\\[\\],&*!|>'\" #\t\r\n-]{0,200}") {
         let lines = line_lengths(&text);
         let report = check(&text);
         for finding in report.findings.iter().filter(|f| &*f.location.file == "repo.yaml") {
