@@ -15,7 +15,7 @@ use crate::k8s::Object;
 use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::source::Selection;
 
-pub use pipeline::{Outcome, Sink, stream};
+pub use pipeline::{Outcome, Sink, run_in_memory, stream};
 
 /// What to check, and against which cluster. Unset values come from the configuration file,
 /// else from the defaults (namespace `default`, KubeVirt v1.9, the built-in catalog).
@@ -40,7 +40,7 @@ pub struct Options {
 }
 
 /// Options after merging the configuration file.
-struct Effective {
+pub(crate) struct Effective {
     selection: Selection,
     namespace: String,
     version: KubeVirtVersion,
@@ -159,21 +159,7 @@ fn cluster_profile(
 pub fn run(options: &Options) -> Result<Report, Error> {
     let mut collector = Collector::default();
     let outcome = stream(options, &mut collector)?;
-    let Collector {
-        mut findings,
-        mut rendered,
-    } = collector;
-    sort_findings(&mut findings);
-    rendered.sort_by(|a, b| {
-        (&a.namespace, &a.name, &a.file, a.line).cmp(&(&b.namespace, &b.name, &b.file, b.line))
-    });
-    Ok(Report {
-        findings,
-        rendered,
-        summary: outcome.summary,
-        sources: outcome.sources,
-        profile: Some(outcome.profile),
-    })
+    Ok(collector.into_report(outcome))
 }
 
 /// A [`Sink`] that keeps everything.
@@ -181,6 +167,26 @@ pub fn run(options: &Options) -> Result<Report, Error> {
 struct Collector {
     findings: Vec<Finding>,
     rendered: Vec<Rendered>,
+}
+
+impl Collector {
+    fn into_report(self, outcome: Outcome) -> Report {
+        let Self {
+            mut findings,
+            mut rendered,
+        } = self;
+        sort_findings(&mut findings);
+        rendered.sort_by(|a, b| {
+            (&a.namespace, &a.name, &a.file, a.line).cmp(&(&b.namespace, &b.name, &b.file, b.line))
+        });
+        Report {
+            findings,
+            rendered,
+            summary: outcome.summary,
+            sources: outcome.sources,
+            profile: Some(outcome.profile),
+        }
+    }
 }
 
 impl Sink for Collector {

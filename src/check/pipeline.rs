@@ -253,7 +253,33 @@ impl Finisher<'_> {
 /// Runs the whole check, handing findings to `sink` in their final order.
 pub fn stream(options: &Options, sink: &mut dyn Sink) -> Result<Outcome, Error> {
     let settings = effective(options)?;
-    let mut inputs = source::discover(&settings.selection)?;
+    let inputs = source::discover(&settings.selection)?;
+    stream_inputs(options, &settings, inputs, sink)
+}
+
+/// Checks one in-memory file as a one-file repository: the entry point of the fuzz targets.
+/// With `options.config` set to `ConfigChoice::None` nothing but `bytes` is read.
+pub fn run_in_memory(
+    options: &Options,
+    display: &str,
+    bytes: &[u8],
+) -> Result<super::Report, Error> {
+    let settings = effective(options)?;
+    let inputs = vec![Input::Memory {
+        display: Arc::from(display),
+        bytes: Arc::from(bytes),
+    }];
+    let mut collector = super::Collector::default();
+    let outcome = stream_inputs(options, &settings, inputs, &mut collector)?;
+    Ok(collector.into_report(outcome))
+}
+
+fn stream_inputs(
+    options: &Options,
+    settings: &super::Effective,
+    mut inputs: Vec<Input>,
+    sink: &mut dyn Sink,
+) -> Result<Outcome, Error> {
     // The VM pass reports a file at a time, so files are visited in the report's order.
     inputs.sort_by(|a, b| a.display().cmp(b.display()));
     let locations =

@@ -164,6 +164,9 @@ fn read_origin(
 ) -> OriginFile {
     options.origin_roots.iter().find_map(|root| {
         let candidate = root.join(path);
+        if !inside_working_directory(&candidate) {
+            return None;
+        }
         let text = std::fs::read_to_string(&candidate).ok()?;
         let nodes = yaml::parse_stream(&text, options.limits)
             .into_iter()
@@ -174,6 +177,16 @@ fn read_origin(
         sources.push((Arc::clone(&display), Arc::from(text)));
         Some((display, nodes))
     })
+}
+
+/// Whether a file lies inside the working directory once symlinks are resolved. Origin paths
+/// come from the scanned input, which must not make kvlint read files anywhere else.
+fn inside_working_directory(candidate: &std::path::Path) -> bool {
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize);
+    match (cwd, std::fs::canonicalize(candidate)) {
+        (Ok(cwd), Ok(real)) => real.starts_with(cwd),
+        _ => false,
+    }
 }
 
 /// Points objects of `kustomize build` output at their original files, when those files can be

@@ -11,14 +11,26 @@ use crate::error::Error;
 /// Where a source text came from.
 #[derive(Clone, Debug)]
 pub enum Input {
-    File { path: PathBuf, display: Arc<str> },
-    Stdin { display: Arc<str> },
+    File {
+        path: PathBuf,
+        display: Arc<str>,
+    },
+    Stdin {
+        display: Arc<str>,
+    },
+    /// Bytes already in memory (the fuzz targets' one-file repository).
+    Memory {
+        display: Arc<str>,
+        bytes: Arc<[u8]>,
+    },
 }
 
 impl Input {
     pub fn display(&self) -> &Arc<str> {
         match self {
-            Self::File { display, .. } | Self::Stdin { display } => display,
+            Self::File { display, .. } | Self::Stdin { display } | Self::Memory { display, .. } => {
+                display
+            }
         }
     }
 }
@@ -175,6 +187,7 @@ pub fn read(input: &Input) -> Result<String, ReadProblem> {
                 })?;
             bytes
         }
+        Input::Memory { bytes, .. } => bytes.to_vec(),
     };
     decode(bytes)
 }

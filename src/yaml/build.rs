@@ -159,10 +159,36 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn pos(&self, marker: &Marker) -> Pos {
+        let total = self
+            .char_bytes
+            .as_ref()
+            .map_or(self.chunk.text.len(), Vec::len);
+        if marker.index() >= total && !self.chunk.text.ends_with(['\n', '\r']) {
+            return self.end_of_unterminated_chunk(total);
+        }
         Pos {
             line: u32::try_from(marker.line()).unwrap_or(u32::MAX) + self.chunk.line_offset,
             column: u32::try_from(marker.col() + 1).unwrap_or(u32::MAX),
             index: u32::try_from(marker.index())
+                .unwrap_or(u32::MAX)
+                .saturating_add(self.chunk.index_offset),
+        }
+    }
+
+    /// The position after the last character of a chunk that does not end in a line break.
+    /// The parser puts its end-of-input events on a line after the last one, which the file
+    /// does not have.
+    fn end_of_unterminated_chunk(&self, total: usize) -> Pos {
+        let text = self.chunk.text;
+        // CRLF, CR and LF each end a line.
+        let breaks = text.matches(['\r', '\n']).count() - text.matches("\r\n").count();
+        let last_line = text.rsplit(['\r', '\n']).next().unwrap_or("");
+        Pos {
+            line: u32::try_from(breaks + 1)
+                .unwrap_or(u32::MAX)
+                .saturating_add(self.chunk.line_offset),
+            column: u32::try_from(last_line.chars().count() + 1).unwrap_or(u32::MAX),
+            index: u32::try_from(total)
                 .unwrap_or(u32::MAX)
                 .saturating_add(self.chunk.index_offset),
         }

@@ -1,0 +1,294 @@
+//! Rendering one VM with its instance type and preference. The input is structured: numbers,
+//! quantities and topology names at the edges (huge, negative, zero ratios, `1e309`, `0x`, octal)
+//! land in the fields KubeVirt does arithmetic on, so the fuzzer spends its time in the renderer
+//! rather than in YAML syntax errors.
+#![no_main]
+
+use std::fmt::Write as _;
+
+use arbitrary::Arbitrary;
+use kvlint::catalog_source::CatalogChoice;
+use kvlint::check::{Options, run_in_memory};
+use kvlint::config::ConfigChoice;
+use kvlint::profile::KubeVirtVersion;
+use libfuzzer_sys::fuzz_target;
+
+/// A scalar written into the YAML: an edge value from a list, a number, or free text.
+#[derive(Arbitrary, Debug)]
+enum Scalar {
+    Edge(u8),
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+const EDGES: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "-1",
+    "3",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "1e309",
+    "-1e309",
+    ".nan",
+    ".inf",
+    "0x10",
+    "0o17",
+    "017",
+    "1Gi",
+    "2048Mi",
+    "1G",
+    "0.5",
+    "500m",
+    "1Ei",
+    "8Ei",
+    "9Ei",
+    "1e18",
+    "1E3",
+    "1.5Gi",
+    "-1Gi",
+    "0Gi",
+    "1n",
+    "1u",
+    "100k",
+    "1Ki",
+    "'2'",
+    "\"\"",
+    "null",
+    "~",
+    "true",
+    "[]",
+    "{}",
+    "1_000",
+    "0b101",
+    "+12",
+    "1:30",
+];
+
+impl Scalar {
+    fn write(&self) -> String {
+        match self {
+            Self::Edge(i) => EDGES[usize::from(*i) % EDGES.len()].to_owned(),
+            Self::Int(n) => n.to_string(),
+            Self::Float(f) => format!("{f:?}"),
+            Self::Text(s) => serde_json_string(s),
+        }
+    }
+}
+
+fn serde_json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c) & 0xFFFF);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+const TOPOLOGIES: &[&str] = &[
+    "sockets",
+    "cores",
+    "threads",
+    "spread",
+    "any",
+    "preferSockets",
+    "preferCores",
+    "preferThreads",
+    "preferSpread",
+    "preferAny",
+    "bogus",
+];
+const ACROSS: &[&str] = &[
+    "SocketsCores",
+    "CoresThreads",
+    "SocketsCoresThreads",
+    "Other",
+];
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    minor: u8,
+    cluster_kind: bool,
+    guest_cpu: Option<Scalar>,
+    guest_memory: Option<Scalar>,
+    overcommit: Option<Scalar>,
+    max_sockets: Option<Scalar>,
+    max_guest: Option<Scalar>,
+    hugepages: Option<Scalar>,
+    dedicated: Option<bool>,
+    topology: Option<u8>,
+    across: Option<u8>,
+    ratio: Option<Scalar>,
+    legacy_ratio: Option<Scalar>,
+    preferred_memory: Option<Scalar>,
+    required_cpu: Option<Scalar>,
+    vm_sockets: Option<Scalar>,
+    vm_cores: Option<Scalar>,
+    vm_threads: Option<Scalar>,
+    vm_memory: Option<Scalar>,
+    vm_requests_cpu: Option<Scalar>,
+    vm_limits_memory: Option<Scalar>,
+    memory_overcommit: Option<Scalar>,
+    cpu_request: Option<Scalar>,
+    max_cpu_sockets: Option<Scalar>,
+    with_preference: bool,
+}
+
+fn field(out: &mut String, indent: usize, key: &str, value: Option<&Scalar>) {
+    if let Some(value) = value {
+        let _ = writeln!(out, "{:indent$}{key}: {}", "", value.write());
+    }
+}
+
+fn yaml(input: &Input) -> String {
+    let (it_kind, pref_kind, namespace) = if input.cluster_kind {
+        (
+            "VirtualMachineClusterInstancetype",
+            "VirtualMachineClusterPreference",
+            "",
+        )
+    } else {
+        (
+            "VirtualMachineInstancetype",
+            "VirtualMachinePreference",
+            "  namespace: default\n",
+        )
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration: {{}}\n"
+    );
+    field(
+        &mut out,
+        4,
+        "memoryOvercommit",
+        input.memory_overcommit.as_ref(),
+    );
+    field(&mut out, 4, "cpuRequest", input.cpu_request.as_ref());
+    if let Some(sockets) = &input.max_cpu_sockets {
+        let _ = writeln!(
+            out,
+            "    liveUpdateConfiguration:\n      maxCpuSockets: {}",
+            sockets.write()
+        );
+    }
+    let _ = write!(
+        out,
+        "---\napiVersion: instancetype.kubevirt.io/v1beta1\nkind: {it_kind}\nmetadata:\n  name: it\n{namespace}spec:\n  cpu:\n"
+    );
+    field(&mut out, 4, "guest", input.guest_cpu.as_ref());
+    field(&mut out, 4, "maxSockets", input.max_sockets.as_ref());
+    if let Some(dedicated) = input.dedicated {
+        let _ = writeln!(out, "    dedicatedCPUPlacement: {dedicated}");
+    }
+    out.push_str("  memory:\n");
+    field(&mut out, 4, "guest", input.guest_memory.as_ref());
+    field(&mut out, 4, "overcommitPercent", input.overcommit.as_ref());
+    field(&mut out, 4, "maxGuest", input.max_guest.as_ref());
+    if let Some(page) = &input.hugepages {
+        let _ = writeln!(out, "    hugepages:\n      pageSize: {}", page.write());
+    }
+    if input.with_preference {
+        let _ = write!(
+            out,
+            "---\napiVersion: instancetype.kubevirt.io/v1beta1\nkind: {pref_kind}\nmetadata:\n  name: pref\n{namespace}spec:\n  cpu:\n"
+        );
+        if let Some(t) = input.topology {
+            let _ = writeln!(
+                out,
+                "    preferredCPUTopology: {}",
+                TOPOLOGIES[usize::from(t) % TOPOLOGIES.len()]
+            );
+        }
+        field(
+            &mut out,
+            4,
+            "preferSpreadSocketToCoreRatio",
+            input.legacy_ratio.as_ref(),
+        );
+        if input.across.is_some() || input.ratio.is_some() {
+            out.push_str("    spreadOptions:\n");
+            if let Some(a) = input.across {
+                let _ = writeln!(
+                    out,
+                    "      across: {}",
+                    ACROSS[usize::from(a) % ACROSS.len()]
+                );
+            }
+            field(&mut out, 6, "ratio", input.ratio.as_ref());
+        }
+        if let Some(memory) = &input.preferred_memory {
+            let _ = writeln!(
+                out,
+                "  memory:\n    preferredMemoryGuest: {}",
+                memory.write()
+            );
+        }
+        if let Some(cpu) = &input.required_cpu {
+            let _ = writeln!(
+                out,
+                "  requirements:\n    cpu:\n      guest: {}",
+                cpu.write()
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        "---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  namespace: default\nspec:\n  runStrategy: Always\n  instancetype:\n    kind: {it_kind}\n    name: it\n"
+    );
+    if input.with_preference {
+        let _ = writeln!(out, "  preference:\n    kind: {pref_kind}\n    name: pref");
+    }
+    out.push_str("  template:\n    spec:\n      domain:\n        devices: {}\n");
+    if input.vm_sockets.is_some() || input.vm_cores.is_some() || input.vm_threads.is_some() {
+        out.push_str("        cpu:\n");
+        field(&mut out, 10, "sockets", input.vm_sockets.as_ref());
+        field(&mut out, 10, "cores", input.vm_cores.as_ref());
+        field(&mut out, 10, "threads", input.vm_threads.as_ref());
+    }
+    if let Some(memory) = &input.vm_memory {
+        let _ = writeln!(out, "        memory:\n          guest: {}", memory.write());
+    }
+    if input.vm_requests_cpu.is_some() || input.vm_limits_memory.is_some() {
+        out.push_str("        resources:\n");
+        if let Some(cpu) = &input.vm_requests_cpu {
+            let _ = writeln!(out, "          requests:\n            cpu: {}", cpu.write());
+        }
+        if let Some(memory) = &input.vm_limits_memory {
+            let _ = writeln!(
+                out,
+                "          limits:\n            memory: {}",
+                memory.write()
+            );
+        }
+    }
+    out
+}
+
+fuzz_target!(|input: Input| {
+    let text = yaml(&input);
+    let options = Options {
+        config: ConfigChoice::None,
+        // The built-in catalog is parsed on every run; without it the fuzzer runs many times faster.
+        catalog: Some(CatalogChoice::None),
+        version: Some(KubeVirtVersion::new(1, u32::from(input.minor % 10))),
+        ..Options::default()
+    };
+    if let Ok(report) = run_in_memory(&options, "vm.yaml", text.as_bytes()) {
+        let rendered: Vec<_> = report.rendered.iter().collect();
+        let _ = kvlint::render_output(&rendered, kvlint::output::RenderFormat::Yaml);
+    }
+});
