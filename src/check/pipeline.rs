@@ -29,9 +29,10 @@ use crate::resolve::Repo;
 use crate::schema::SchemaLocations;
 use crate::source::{self, Input};
 use crate::suppress::Suppression;
+use crate::yaml::Value;
 
 /// Files read and parsed at once by the index pass.
-const INDEX_BATCH: usize = 512;
+const INDEX_BATCH: usize = 128;
 /// Files with VMs analysed at once by the VM pass.
 const VM_BATCH: usize = 256;
 
@@ -56,6 +57,31 @@ fn referenced(object: &Object) -> bool {
     crate::resolve::is_referenced_kind(&object.group, &object.kind)
         || (object.group == k8s::KUBEVIRT_GROUP && object.kind == "KubeVirt")
         || crate::hyperconverged::is_hyperconverged(object)
+}
+
+/// Volumes are kept for inference from volumes only, which reads their metadata, `spec.source`
+/// and `spec.sourceRef`; the rest of their trees need not stay in memory.
+fn keep_inference_fields(object: &mut Object) {
+    let volume = matches!(
+        (object.group.as_str(), object.kind.as_str()),
+        ("", "PersistentVolumeClaim")
+            | ("snapshot.storage.k8s.io", "VolumeSnapshot")
+            | ("cdi.kubevirt.io", "DataVolume" | "DataSource")
+    );
+    let Value::Map(entries) = &mut object.node.value else {
+        return;
+    };
+    if !volume {
+        return;
+    }
+    entries.retain(|e| matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata" | "spec"));
+    for entry in entries.iter_mut() {
+        if entry.key == "spec"
+            && let Value::Map(spec) = &mut entry.value.value
+        {
+            spec.retain(|e| matches!(e.key.as_str(), "source" | "sourceRef"));
+        }
+    }
 }
 
 /// Findings and suppressions waiting for their file's turn in the report.
@@ -156,6 +182,8 @@ impl IndexPass {
             let duplicate = self.duplicates.see(Identity::of(&object));
             self.pending.add(duplicate);
             if referenced(&object) {
+                let mut object = object;
+                keep_inference_fields(&mut object);
                 self.referenced.push(object);
             }
         }
