@@ -100,3 +100,19 @@ fn a_document_marker_at_the_end_of_the_file_stays_inside_it() {
         }
     }
 }
+
+/// `load_yaml`: an error at the end of a document whose parser line count lags its index made
+/// the end position step before the first line (an arithmetic overflow).
+#[test]
+fn an_error_position_never_steps_before_the_first_line() {
+    let bytes = include_bytes!("../testdata/fuzz/load_yaml-line-before-first.yaml");
+    let text = String::from_utf8_lossy(bytes);
+    for doc in parse_stream(&text, Limits::default()) {
+        let line = match doc {
+            Ok(doc) => doc.root.span.start.line,
+            Err(err) => err.pos.line,
+        };
+        assert!(line >= 1, "line {line}");
+    }
+    let _report = check(bytes);
+}

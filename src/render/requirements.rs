@@ -60,6 +60,14 @@ pub fn check(
     None
 }
 
+/// KubeVirt multiplies the `uint32` topology fields in `uint32`, which wraps on overflow.
+fn product(values: &[u64]) -> u64 {
+    let product = values.iter().fold(1u32, |acc, &value| {
+        acc.wrapping_mul(u32::try_from(value).unwrap_or(u32::MAX))
+    });
+    u64::from(product)
+}
+
 fn check_cpu(
     instancetype: Option<&InstancetypeSpec>,
     preference: &PreferenceSpec,
@@ -98,17 +106,17 @@ fn check_cpu(
         Topology::Sockets => (sockets, vec![field("sockets")], "sockets"),
         Topology::Spread => match preference.spread_across() {
             SpreadAcross::SocketsCores => (
-                sockets * cores,
+                product(&[sockets, cores]),
                 vec![field("sockets"), field("cores")],
                 "SocketsCores",
             ),
             SpreadAcross::CoresThreads => (
-                cores * threads,
+                product(&[cores, threads]),
                 vec![field("cores"), field("threads")],
                 "CoresThreads",
             ),
             SpreadAcross::SocketsCoresThreads => (
-                sockets * cores * threads,
+                product(&[sockets, cores, threads]),
                 vec![field("sockets"), field("cores"), field("threads")],
                 "SocketsCoresThreads",
             ),
@@ -195,4 +203,20 @@ pub fn check_spread(
         SpreadAcross::Unknown => (false, String::new()),
     };
     failed.then_some(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::product;
+
+    #[test]
+    fn topology_products_wrap_like_kubevirts_uint32() {
+        assert_eq!(product(&[2, 3, 4]), 24);
+        assert_eq!(
+            product(&[65_536, 65_536]),
+            0,
+            "found by the render_vm fuzzer"
+        );
+        assert_eq!(product(&[u64::MAX, 1]), u64::from(u32::MAX));
+    }
 }

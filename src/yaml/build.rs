@@ -243,7 +243,9 @@ impl Builder<'_> {
         while index > span.start.index() {
             match self.char_at(index - 1) {
                 Some('\n') => {
-                    line -= 1;
+                    // The parser's line count can lag its index (CR-only breaks, a synthetic
+                    // end marker); never step before the first line.
+                    line = line.saturating_sub(1).max(1);
                     index -= 1;
                 }
                 Some(c) if c.is_whitespace() => index -= 1,
