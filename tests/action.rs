@@ -6,6 +6,8 @@
 #![cfg(unix)]
 #![allow(clippy::print_stderr)] // a failing step's output helps to read a failure
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -332,25 +334,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=kvlint test",
-            "-c",
-            "user.email=test@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    common::git(dir, args).trim().to_owned()
 }
 
 /// A checkout of a pull request: the passing fixture committed as the base, the failing one in

@@ -3,6 +3,8 @@
 //! `kvlint diff base head`. The library is checked on the same pairs, and `--base`/`--head`
 //! (with [`kvlint::git_tree`]) in real git repositories.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -400,25 +402,7 @@ impl GitRepo {
 
     /// Runs git in the repository, asserts success and returns standard output.
     fn git(&self, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .arg("-C")
-            .arg(self.path())
-            .args([
-                "-c",
-                "user.name=kvlint test",
-                "-c",
-                "user.email=test@example.invalid",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .expect("git runs");
-        assert!(output.status.success(), "git {args:?}: {output:?}");
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        common::git(self.path(), args)
     }
 
     fn write(&self, file: &str, text: &str) {
