@@ -378,9 +378,12 @@ fn explain(
     vm_name: Option<&str>,
 ) -> (String, String) {
     let shown = path.to_string();
-    let commit = stored.map(|v| snippet(path, v));
-    let commit_help = |why: &str| match &commit {
-        Some(yaml) => format!("{why}; commit what the cluster stores:\n{yaml}"),
+    // The snippet is built only for the explanations that show it.
+    let commit_help = |why: &str| match stored {
+        Some(value) => format!(
+            "{why}; commit what the cluster stores:\n{}",
+            snippet(path, value)
+        ),
         None => format!("{why}; remove `{shown}` from the manifest"),
     };
     if rule.code == rules::MATCHER_KIND_DEFAULTED.code {

@@ -402,6 +402,9 @@ fn normalize_scalar(kind: Kind, value: &mut Value) -> bool {
 
 /// Go prints map keys in byte order.
 fn sort_keys(object: &mut Map<String, Value>) {
+    if object.keys().is_sorted() {
+        return;
+    }
     let mut entries: Vec<(String, Value)> = std::mem::take(object).into_iter().collect();
     entries.sort_by(|left, right| left.0.cmp(&right.0));
     object.extend(entries);
