@@ -197,7 +197,11 @@ fn rules(bencher: divan::Bencher<'_, '_>) {
         let specs = SpecCache::default();
         let repo = repo(prepared, &specs);
         vms(prepared)
-            .map(|vm| analyze_vm(&repo, vm, &prepared.profile, false).findings.len())
+            .map(|vm| {
+                analyze_vm(&repo, vm, &prepared.profile, false)
+                    .findings
+                    .len()
+            })
             .sum::<usize>()
     });
 }
