@@ -10,7 +10,7 @@ use crate::diag::{Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::load::{self, LoadOptions};
-use crate::profile::ClusterProfile;
+use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
 use crate::source::{self, Selection};
 
@@ -61,8 +61,7 @@ pub fn builtin_file() -> String {
     format!("<built-in catalog {BUILTIN_VERSION}>")
 }
 
-fn builtin(profile: &ClusterProfile) -> Catalog {
-    let version = profile.version;
+fn builtin(version: KubeVirtVersion) -> Catalog {
     let Some(bundled) = crate::catalog::bundled_version(version.major, version.minor) else {
         return Catalog::default();
     };
@@ -128,13 +127,47 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
 
 /// The catalog for `choice` and the cluster `profile`.
 pub fn load_catalog(choice: &CatalogChoice, profile: &ClusterProfile) -> Result<Catalog, Error> {
+    load_catalog_prefetched(choice, profile, None)
+}
+
+/// The built-in catalog of a release, being built on another thread while the repository is
+/// read (it takes as long as reading a few hundred files).
+pub struct Prefetch {
+    version: KubeVirtVersion,
+    catalog: std::thread::JoinHandle<Catalog>,
+}
+
+/// Starts building the built-in catalog of `version` when `choice` may need it.
+pub fn prefetch(choice: &CatalogChoice, version: KubeVirtVersion) -> Option<Prefetch> {
+    matches!(choice, CatalogChoice::Auto).then(|| Prefetch {
+        version,
+        catalog: std::thread::spawn(move || builtin(version)),
+    })
+}
+
+/// Like [`load_catalog`], using `prefetched` when it is the catalog the profile needs.
+pub fn load_catalog_prefetched(
+    choice: &CatalogChoice,
+    profile: &ClusterProfile,
+    prefetched: Option<Prefetch>,
+) -> Result<Catalog, Error> {
+    let prefetched = prefetched.map(|p| {
+        let catalog = p
+            .catalog
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (p.version, catalog)
+    });
     match choice {
         CatalogChoice::None => Ok(Catalog::default()),
         CatalogChoice::Path(path) => from_path(path),
         CatalogChoice::Auto if !profile.deploy_catalog || !deployed_by_default(profile) => {
             Ok(Catalog::default())
         }
-        CatalogChoice::Auto => Ok(builtin(profile)),
+        CatalogChoice::Auto => Ok(match prefetched {
+            Some((version, catalog)) if version == profile.version => catalog,
+            _ => builtin(profile.version),
+        }),
     }
 }
 

@@ -335,6 +335,7 @@ fn stream_inputs(
     };
     let version = settings.version;
 
+    let catalog = catalog_source::prefetch(&settings.catalog, version);
     let kustomizations = load::kustomizations(&inputs, &load_options);
     let mut index = IndexPass {
         streamable: true,
@@ -348,7 +349,7 @@ fn stream_inputs(
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     let object_index = Index::build(&index.referenced);
-    let catalog = catalog_source::load_catalog(&settings.catalog, &profile)?;
+    let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());
     index
         .pending
@@ -411,6 +412,12 @@ fn stream_inputs(
             })
             .collect();
         let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
+        findings.reserve(
+            results
+                .iter()
+                .map(|result| result.findings.len() + result.identities.len())
+                .sum(),
+        );
         for result in results {
             findings.extend(result.findings);
             findings.extend(
