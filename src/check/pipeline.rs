@@ -391,10 +391,10 @@ fn stream_inputs(
         summary: &mut summary,
     };
 
-    let mut start = 0;
-    while start < inputs.len() {
-        // A batch ends after `batch_size` files with VMs (or at the last file).
-        let mut end = start;
+    // A batch ends after `batch_size` files with VMs (or at the last file).
+    let mut batches = Vec::new();
+    let mut end = 0;
+    while end < inputs.len() {
         let mut work = Vec::new();
         while end < inputs.len() && work.len() < batch_size {
             let display = inputs[end].display();
@@ -405,12 +405,10 @@ fn stream_inputs(
             }
             end += 1;
         }
-        let results: Vec<FileVms> = work
-            .into_par_iter()
-            .map(|(position, file_deferred, file_vms)| {
-                pass.analyse_file(&inputs[position], file_deferred.as_ref(), file_vms)
-            })
-            .collect();
+        batches.push((end, work));
+    }
+    let inputs = &inputs;
+    let mut report = |end: usize, results: Vec<FileVms>| -> Result<(), Error> {
         let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
         findings.reserve(
             results
@@ -433,8 +431,30 @@ fn stream_inputs(
                 sink.rendered(rendered);
             }
         }
-        finisher.finish(findings, &suppressions, sink)?;
-        start = end;
+        finisher.finish(findings, &suppressions, sink)
+    };
+    // Each batch is analysed while the one before it is reported, in order.
+    let mut analysed: Option<(usize, Vec<FileVms>)> = None;
+    for (end, work) in batches {
+        let results = std::thread::scope(|scope| -> Result<Vec<FileVms>, Error> {
+            let analysis = scope.spawn(|| {
+                work.into_par_iter()
+                    .map(|(position, file_deferred, file_vms)| {
+                        pass.analyse_file(&inputs[position], file_deferred.as_ref(), file_vms)
+                    })
+                    .collect::<Vec<FileVms>>()
+            });
+            if let Some((before, results)) = analysed.take() {
+                report(before, results)?;
+            }
+            Ok(analysis
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })?;
+        analysed = Some((end, results));
+    }
+    if let Some((end, results)) = analysed {
+        report(end, results)?;
     }
     // Findings about files that are not inputs: the configuration file, the catalog.
     let (findings, suppressions) = pending.take(None);
