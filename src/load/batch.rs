@@ -160,6 +160,50 @@ fn read_file(input: &Input, options: &LoadOptions) -> ReadFile {
     }
 }
 
+/// Loads one read file (at input position `input`) on its own: its objects and findings, and
+/// the documents left for the VM pass.
+fn load_one(
+    file: ReadFile,
+    input: usize,
+    kustomizations: &Kustomizations,
+    options: &LoadOptions,
+) -> (Loaded, Option<DeferredFile>) {
+    let mut loaded = Loaded::default();
+    if let Some(problem) = file.problem {
+        loaded.findings.push(Finding::new(
+            &rules::UNREADABLE_FILE,
+            point(&file.display, problem.line, problem.column),
+            problem.message,
+        ));
+        loaded.skipped += 1;
+        return (loaded, None);
+    }
+    let text: Option<Arc<str>> = file.text.map(Arc::from);
+    if options.keep_sources
+        && let Some(text) = &text
+    {
+        loaded
+            .sources
+            .push((Arc::clone(&file.display), Arc::clone(text)));
+    }
+    let kept = load_file(
+        &file.display,
+        text.as_deref(),
+        file.docs,
+        file.deferred.len(),
+        kustomizations,
+        options,
+        &mut loaded,
+    );
+    let deferred = (kept && !file.deferred.is_empty()).then_some(DeferredFile {
+        input,
+        display: file.display,
+        documents: file.deferred,
+        fingerprint: file.fingerprint,
+    });
+    (loaded, deferred)
+}
+
 /// Reads and loads the inputs at positions `first..first + inputs.len()`.
 pub fn first_pass(
     inputs: &[Input],
@@ -167,47 +211,24 @@ pub fn first_pass(
     kustomizations: &Kustomizations,
     options: &LoadOptions,
 ) -> FirstPass {
-    let files: Vec<ReadFile> = inputs
+    // Files are read, parsed and turned into objects in parallel, then gathered in input order.
+    let files: Vec<(Loaded, Option<DeferredFile>)> = inputs
         .par_iter()
-        .map(|input| read_file(input, options))
+        .enumerate()
+        .map(|(offset, input)| {
+            load_one(
+                read_file(input, options),
+                first + offset,
+                kustomizations,
+                options,
+            )
+        })
         .collect();
     let mut pass = FirstPass::default();
     pass.loaded.files = files.len();
-    for (offset, file) in files.into_iter().enumerate() {
-        if let Some(problem) = file.problem {
-            pass.loaded.findings.push(Finding::new(
-                &rules::UNREADABLE_FILE,
-                point(&file.display, problem.line, problem.column),
-                problem.message,
-            ));
-            pass.loaded.skipped += 1;
-            continue;
-        }
-        let text: Option<Arc<str>> = file.text.map(Arc::from);
-        if options.keep_sources
-            && let Some(text) = &text
-        {
-            pass.loaded
-                .sources
-                .push((Arc::clone(&file.display), Arc::clone(text)));
-        }
-        let kept = load_file(
-            &file.display,
-            text.as_deref(),
-            file.docs,
-            file.deferred.len(),
-            kustomizations,
-            options,
-            &mut pass.loaded,
-        );
-        if kept && !file.deferred.is_empty() {
-            pass.deferred.push(DeferredFile {
-                input: first + offset,
-                display: file.display,
-                documents: file.deferred,
-                fingerprint: file.fingerprint,
-            });
-        }
+    for (loaded, deferred) in files {
+        pass.loaded.append(loaded);
+        pass.deferred.extend(deferred);
     }
     attach_origins(&mut pass.loaded, options);
     pass

@@ -29,6 +29,19 @@ pub struct Loaded {
     pub suppressions: Vec<crate::suppress::Suppression>,
 }
 
+impl Loaded {
+    /// Adds what `other` loaded after what this one did.
+    pub fn append(&mut self, other: Loaded) {
+        self.objects.extend(other.objects);
+        self.findings.extend(other.findings);
+        self.sources.extend(other.sources);
+        self.files += other.files;
+        self.documents += other.documents;
+        self.skipped += other.skipped;
+        self.suppressions.extend(other.suppressions);
+    }
+}
+
 /// Options of the loading stage.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
