@@ -1,7 +1,7 @@
-//! The whole `check` pipeline on a one-file repository, and every report format.
+//! The whole `check` pipeline (both passes of `kvlint::check::pipeline`) on a one-file
+//! repository with the built-in catalog, and every report format.
 #![no_main]
 
-use kvlint::catalog_source::CatalogChoice;
 use kvlint::check::{Options, run_in_memory};
 use kvlint::config::ConfigChoice;
 use kvlint::output;
@@ -10,8 +10,8 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let options = Options {
         config: ConfigChoice::None,
-        // The built-in catalog is parsed on every run; without it the fuzzer runs many times faster.
-        catalog: Some(CatalogChoice::None),
+        // The built-in catalog (`--catalog auto`), built once per process and release.
+        catalog: None,
         keep_sources: true,
         ..Options::default()
     };

@@ -1,13 +1,13 @@
 //! Rendering one VM with its instance type and preference. The input is structured: numbers,
 //! quantities and topology names at the edges (huge, negative, zero ratios, `1e309`, `0x`, octal)
 //! land in the fields KubeVirt does arithmetic on, so the fuzzer spends its time in the renderer
-//! rather than in YAML syntax errors.
+//! rather than in YAML syntax errors. The VM references either the file's own instance type and
+//! preference or one of the built-in catalog's, which is built once per process and release.
 #![no_main]
 
 use std::fmt::Write as _;
 
 use arbitrary::Arbitrary;
-use kvlint::catalog_source::CatalogChoice;
 use kvlint::check::{Options, run_in_memory};
 use kvlint::config::ConfigChoice;
 use kvlint::profile::KubeVirtVersion;
@@ -144,6 +144,22 @@ struct Input {
     cpu_request: Option<Scalar>,
     max_cpu_sockets: Option<Scalar>,
     with_preference: bool,
+    /// A built-in catalog instance type (or an unknown name) instead of `it`.
+    catalog_instancetype: Option<u8>,
+    /// A built-in catalog preference (or an unknown name) instead of `pref`.
+    catalog_preference: Option<u8>,
+    /// `commonInstancetypesDeployment.enabled` in the KubeVirt CR.
+    deploy_catalog: Option<bool>,
+    /// The feature gate v1.1–v1.3 deploy the catalog behind.
+    catalog_gate: bool,
+}
+
+/// A catalog name of the target release, picked by `choice`; one choice past the end is a name
+/// the catalog does not have.
+fn catalog_name(names: &[&str], choice: u8) -> String {
+    names
+        .get(usize::from(choice) % (names.len() + 1))
+        .map_or_else(|| "not-in-catalog".to_owned(), |name| (*name).to_owned())
 }
 
 fn field(out: &mut String, indent: usize, key: &str, value: Option<&Scalar>) {
@@ -152,7 +168,7 @@ fn field(out: &mut String, indent: usize, key: &str, value: Option<&Scalar>) {
     }
 }
 
-fn yaml(input: &Input) -> String {
+fn yaml(input: &Input, minor: u32) -> String {
     let (it_kind, pref_kind, namespace) = if input.cluster_kind {
         (
             "VirtualMachineClusterInstancetype",
@@ -169,8 +185,21 @@ fn yaml(input: &Input) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration: {{}}\n"
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n"
     );
+    if input.catalog_gate {
+        out.push_str(
+            "    developerConfiguration:\n      featureGates: [CommonInstancetypesDeploymentGate]\n",
+        );
+    } else {
+        out.push_str("    developerConfiguration: {}\n");
+    }
+    if let Some(enabled) = input.deploy_catalog {
+        let _ = writeln!(
+            out,
+            "    commonInstancetypesDeployment:\n      enabled: {enabled}"
+        );
+    }
     field(
         &mut out,
         4,
@@ -245,12 +274,28 @@ fn yaml(input: &Input) -> String {
             );
         }
     }
+    let (catalog_instancetypes, catalog_preferences) = kvlint::catalog::names_in_release(1, minor);
+    let instancetype = match input.catalog_instancetype {
+        Some(choice) => (
+            "VirtualMachineClusterInstancetype",
+            catalog_name(&catalog_instancetypes, choice),
+        ),
+        None => (it_kind, "it".to_owned()),
+    };
+    let preference = match input.catalog_preference {
+        Some(choice) => Some((
+            "VirtualMachineClusterPreference",
+            catalog_name(&catalog_preferences, choice),
+        )),
+        None => input.with_preference.then(|| (pref_kind, "pref".to_owned())),
+    };
     let _ = write!(
         out,
-        "---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  namespace: default\nspec:\n  runStrategy: Always\n  instancetype:\n    kind: {it_kind}\n    name: it\n"
+        "---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  namespace: default\nspec:\n  runStrategy: Always\n  instancetype:\n    kind: {}\n    name: {}\n",
+        instancetype.0, instancetype.1
     );
-    if input.with_preference {
-        let _ = writeln!(out, "  preference:\n    kind: {pref_kind}\n    name: pref");
+    if let Some((kind, name)) = preference {
+        let _ = writeln!(out, "  preference:\n    kind: {kind}\n    name: {name}");
     }
     out.push_str("  template:\n    spec:\n      domain:\n        devices: {}\n");
     if input.vm_sockets.is_some() || input.vm_cores.is_some() || input.vm_threads.is_some() {
@@ -279,12 +324,13 @@ fn yaml(input: &Input) -> String {
 }
 
 fuzz_target!(|input: Input| {
-    let text = yaml(&input);
+    let minor = u32::from(input.minor % 10);
+    let text = yaml(&input, minor);
     let options = Options {
         config: ConfigChoice::None,
-        // The built-in catalog is parsed on every run; without it the fuzzer runs many times faster.
-        catalog: Some(CatalogChoice::None),
-        version: Some(KubeVirtVersion::new(1, u32::from(input.minor % 10))),
+        // The built-in catalog (`--catalog auto`), as the CLI's default.
+        catalog: None,
+        version: Some(KubeVirtVersion::new(1, minor)),
         ..Options::default()
     };
     if let Ok(report) = run_in_memory(&options, "vm.yaml", text.as_bytes()) {
