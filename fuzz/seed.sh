@@ -16,6 +16,21 @@ for target in load_yaml check_file; do
       done
   done
 done
+# check_file splits its input into files at "#%% file" lines: directories of testdata/ with
+# several files become one multi-file input each.
+find ../testdata -type d -print0 |
+  while IFS= read -r -d '' repo; do
+    files=$(find "$repo" -maxdepth 1 -type f \( -name '*.yaml' -o -name '*.yml' \) | sort)
+    [ "$(printf '%s\n' "$files" | grep -c .)" -ge 2 ] || continue
+    joined=$(mktemp)
+    first=1
+    for file in $files; do
+      [ $first = 1 ] || printf '\n#%%%% file\n' >> "$joined"
+      first=0
+      cat "$file" >> "$joined"
+    done
+    mv "$joined" "$dir/check_file/repo-$(sha1sum "$joined" | cut -c1-16)"
+  done
 mkdir -p "$dir/render_vm"
 for target in load_yaml check_file render_vm; do
   echo "$target: $(find "$dir/$target" -type f | wc -l) inputs"
