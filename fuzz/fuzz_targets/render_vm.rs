@@ -117,6 +117,21 @@ const ACROSS: &[&str] = &[
     "Other",
 ];
 
+const DISK_KINDS: &[&str] = &["disk", "cdrom", "lun"];
+const BUSES: &[&str] = &["virtio", "sata", "scsi", "usb", "bogus"];
+const MODELS: &[&str] = &["virtio", "e1000", "e1000e", "rtl8139", "bogus"];
+const MACHINES: &[&str] = &["q35", "pc-q35-rhel9.2.0", "pc", "bogus"];
+
+fn pick(names: &[&'static str], choice: u8) -> &'static str {
+    names[usize::from(choice) % names.len()]
+}
+
+#[derive(Arbitrary, Debug)]
+struct Disk {
+    kind: u8,
+    bus: Option<u8>,
+}
+
 #[derive(Arbitrary, Debug)]
 struct Input {
     minor: u8,
@@ -152,6 +167,92 @@ struct Input {
     deploy_catalog: Option<bool>,
     /// The feature gate v1.1–v1.3 deploy the catalog behind.
     catalog_gate: bool,
+    /// The VM's disks (at most three are written), which preferences give a bus.
+    disks: Vec<Disk>,
+    /// The VM's interfaces (at most two), each with a model or none.
+    interfaces: Vec<Option<u8>>,
+    machine_type: Option<u8>,
+    preferred_disk_bus: Option<u8>,
+    preferred_interface_model: Option<u8>,
+    preferred_efi: Option<bool>,
+    preferred_machine_type: Option<u8>,
+}
+
+/// `devices:` of the VM's domain, at indent 8.
+fn devices(out: &mut String, input: &Input) {
+    if input.disks.is_empty() && input.interfaces.is_empty() {
+        out.push_str("        devices: {}\n");
+        return;
+    }
+    out.push_str("        devices:\n");
+    if !input.disks.is_empty() {
+        out.push_str("          disks:\n");
+    }
+    for (n, disk) in input.disks.iter().take(3).enumerate() {
+        let kind = pick(DISK_KINDS, disk.kind);
+        let _ = match disk.bus {
+            Some(bus) => writeln!(
+                out,
+                "          - name: disk{n}\n            {kind}:\n              bus: {}",
+                pick(BUSES, bus)
+            ),
+            None => writeln!(out, "          - name: disk{n}\n            {kind}: {{}}"),
+        };
+    }
+    if !input.interfaces.is_empty() {
+        out.push_str("          interfaces:\n");
+    }
+    for (n, model) in input.interfaces.iter().take(2).enumerate() {
+        let _ = writeln!(
+            out,
+            "          - name: net{n}\n            masquerade: {{}}"
+        );
+        if let Some(model) = model {
+            let _ = writeln!(out, "            model: {}", pick(MODELS, *model));
+        }
+    }
+}
+
+/// The VM's volumes and networks, matching its disks and interfaces, at indent 6.
+fn volumes_and_networks(out: &mut String, input: &Input) {
+    if !input.disks.is_empty() {
+        out.push_str("      volumes:\n");
+    }
+    for n in 0..input.disks.len().min(3) {
+        let _ = writeln!(
+            out,
+            "      - name: disk{n}\n        containerDisk:\n          image: quay.io/containerdisks/fedora:41"
+        );
+    }
+    if !input.interfaces.is_empty() {
+        out.push_str("      networks:\n");
+    }
+    for n in 0..input.interfaces.len().min(2) {
+        let _ = writeln!(out, "      - name: net{n}\n        pod: {{}}");
+    }
+}
+
+/// The local preference's device, firmware and machine preferences, at indent 2.
+fn preferred_devices(out: &mut String, input: &Input) {
+    if input.preferred_disk_bus.is_some() || input.preferred_interface_model.is_some() {
+        out.push_str("  devices:\n");
+        if let Some(bus) = input.preferred_disk_bus {
+            let _ = writeln!(out, "    preferredDiskBus: {}", pick(BUSES, bus));
+        }
+        if let Some(model) = input.preferred_interface_model {
+            let _ = writeln!(out, "    preferredInterfaceModel: {}", pick(MODELS, model));
+        }
+    }
+    if let Some(efi) = input.preferred_efi {
+        let _ = writeln!(out, "  firmware:\n    preferredUseEfi: {efi}");
+    }
+    if let Some(machine) = input.preferred_machine_type {
+        let _ = writeln!(
+            out,
+            "  machine:\n    preferredMachineType: {}",
+            pick(MACHINES, machine)
+        );
+    }
 }
 
 /// A catalog name of the target release, picked by `choice`; one choice past the end is a name
@@ -273,6 +374,7 @@ fn yaml(input: &Input, minor: u32) -> String {
                 cpu.write()
             );
         }
+        preferred_devices(&mut out, input);
     }
     let (catalog_instancetypes, catalog_preferences) = kvlint::catalog::names_in_release(1, minor);
     let instancetype = match input.catalog_instancetype {
@@ -287,7 +389,9 @@ fn yaml(input: &Input, minor: u32) -> String {
             "VirtualMachineClusterPreference",
             catalog_name(&catalog_preferences, choice),
         )),
-        None => input.with_preference.then(|| (pref_kind, "pref".to_owned())),
+        None => input
+            .with_preference
+            .then(|| (pref_kind, "pref".to_owned())),
     };
     let _ = write!(
         out,
@@ -297,7 +401,8 @@ fn yaml(input: &Input, minor: u32) -> String {
     if let Some((kind, name)) = preference {
         let _ = writeln!(out, "  preference:\n    kind: {kind}\n    name: {name}");
     }
-    out.push_str("  template:\n    spec:\n      domain:\n        devices: {}\n");
+    out.push_str("  template:\n    spec:\n      domain:\n");
+    devices(&mut out, input);
     if input.vm_sockets.is_some() || input.vm_cores.is_some() || input.vm_threads.is_some() {
         out.push_str("        cpu:\n");
         field(&mut out, 10, "sockets", input.vm_sockets.as_ref());
@@ -320,6 +425,14 @@ fn yaml(input: &Input, minor: u32) -> String {
             );
         }
     }
+    if let Some(machine) = input.machine_type {
+        let _ = writeln!(
+            out,
+            "        machine:\n          type: {}",
+            pick(MACHINES, machine)
+        );
+    }
+    volumes_and_networks(&mut out, input);
     out
 }
 
