@@ -9,7 +9,7 @@ use crate::admission::mutate::{self, MutateRefusal};
 use crate::admission::validate::{self, FindErrors, Rejection};
 use crate::diag::{Finding, Related};
 use crate::k8s::Object;
-use crate::model::{self, InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
+use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use crate::profile::ClusterProfile;
 use crate::render::{self, Conflict, ExpandError, Specs};
 use crate::resolve::{self, FindError, Found, Repo};
@@ -106,7 +106,8 @@ fn instancetype_field(conflict: &str) -> FieldPath {
 
 /// A resolved and decoded matcher.
 struct Resolved<'a, T> {
-    spec: T,
+    /// Always `Ok`: shared with every VM that references the same object.
+    spec: Arc<Result<T, String>>,
     found: Found<'a>,
 }
 
@@ -120,7 +121,7 @@ enum Resolution<'a, T> {
 impl<'a, T> Resolution<'a, T> {
     fn spec(&self) -> Option<&T> {
         match self {
-            Self::Found(r) => Some(&r.spec),
+            Self::Found(r) => r.spec.as_ref().as_ref().ok(),
             _ => None,
         }
     }
@@ -142,7 +143,7 @@ impl<'a, T> Resolution<'a, T> {
     }
 }
 
-fn resolve_role<'a, T: serde::de::DeserializeOwned>(
+fn resolve_role<'a, T: serde::de::DeserializeOwned + Send + Sync + 'static>(
     repo: &Repo<'a>,
     object: &Object,
     vm: &Value,
@@ -159,10 +160,16 @@ fn resolve_role<'a, T: serde::de::DeserializeOwned>(
         .get("status")
         .and_then(|s| s.get(format!("{}Ref", role.field())));
     match resolve::find(repo, object, role, &matcher, status_ref) {
-        Ok(found) => match model::decode::<T>(&found.spec) {
-            Ok(spec) => Resolution::Found(Resolved { spec, found }),
-            Err(error) => Resolution::Invalid { found, error },
-        },
+        Ok(found) => {
+            let spec = repo.specs.decode::<T>(&found);
+            match spec.as_ref() {
+                Ok(_) => Resolution::Found(Resolved { spec, found }),
+                Err(error) => Resolution::Invalid {
+                    error: error.clone(),
+                    found,
+                },
+            }
+        }
         Err(err) => Resolution::Failed(err),
     }
 }

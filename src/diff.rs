@@ -855,6 +855,30 @@ pub struct Diff {
 }
 
 impl Diff {
+    /// Renames the base side's files that start with `from` to start with `to`: undoes, for
+    /// display, the renaming of a base directory to the head's names that made findings
+    /// comparable (`kvlint diff old/ new/` shows a removed VM in `old/`, where it is).
+    pub fn relabel_base(&mut self, from: &str, to: &str) {
+        let rename = |file: &mut String| {
+            if let Some(renamed) = renamed(file, from, to) {
+                *file = renamed;
+            }
+        };
+        for vm in &mut self.vms {
+            if let Some(place) = &mut vm.base {
+                rename(&mut place.file);
+            }
+        }
+        for object in &mut self.objects {
+            if object.status == VmStatus::Removed {
+                rename(&mut object.file);
+            }
+        }
+        for finding in &mut self.fixed {
+            rename(&mut finding.file);
+        }
+    }
+
     /// Whether the change should fail a check: a change KubeVirt rejects, or an introduced
     /// finding at or above `threshold` (`None`: never).
     pub fn fails(&self, threshold: Option<Severity>) -> bool {

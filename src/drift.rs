@@ -28,29 +28,13 @@ pub struct Drift {
 
 /// The compared parts of a VM, as (path, value) roots: metadata name, labels, annotations and
 /// spec (as the conformance suite and GitOps tools compare them; status is not compared).
-fn compared(vm: &Value) -> Vec<(Segment, Segment, Option<&Value>)> {
+fn compared(vm: &Value) -> [(Step<'static>, Step<'static>, Option<&Value>); 3] {
     let meta = |key: &str| {
         vm.get("metadata")
             .and_then(|m| m.get(key))
             .filter(|v| !is_empty(v))
     };
-    vec![
-        (
-            Segment::Key("metadata".into()),
-            Segment::Key("name".into()),
-            meta("name"),
-        ),
-        (
-            Segment::Key("metadata".into()),
-            Segment::Key("labels".into()),
-            meta("labels"),
-        ),
-        (
-            Segment::Key("metadata".into()),
-            Segment::Key("annotations".into()),
-            meta("annotations"),
-        ),
-    ]
+    ["name", "labels", "annotations"].map(|key| (Step::Key("metadata"), Step::Key(key), meta(key)))
 }
 
 fn is_empty(value: &Value) -> bool {
@@ -67,31 +51,88 @@ fn present(value: Option<&Value>) -> Option<&Value> {
     value.filter(|v| !v.is_null())
 }
 
-/// Every leaf path under `value`; empty maps and lists are not leaves.
-fn leaves(value: &Value, path: &mut Vec<Segment>, out: &mut BTreeSet<FieldPath>) {
+/// One step of a path while walking a value; borrowed, so that walking allocates nothing until
+/// a leaf is recorded.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+fn owned(steps: &[Step<'_>]) -> FieldPath {
+    FieldPath(
+        steps
+            .iter()
+            .map(|step| match *step {
+                Step::Key(key) => Segment::Key(key.to_owned()),
+                Step::Index(i) => Segment::Index(i),
+            })
+            .collect(),
+    )
+}
+
+/// `path` compared with `steps` in `FieldPath`'s order (keys before indices, then
+/// lexicographically), so sorted paths can be searched without building a `FieldPath`.
+fn compare(path: &FieldPath, steps: &[Step<'_>]) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    for (segment, step) in path.0.iter().zip(steps) {
+        let order = match (segment, step) {
+            (Segment::Key(a), Step::Key(b)) => a.as_str().cmp(b),
+            (Segment::Key(_), Step::Index(_)) => Ordering::Less,
+            (Segment::Index(_), Step::Key(_)) => Ordering::Greater,
+            (Segment::Index(a), Step::Index(b)) => a.cmp(b),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    path.0.len().cmp(&steps.len())
+}
+
+/// Calls `visit` with every leaf path under `value` (empty maps and lists are not leaves) and
+/// stops as soon as it returns false; returns whether it never did.
+fn each_leaf<'v>(
+    value: &'v Value,
+    path: &mut Vec<Step<'v>>,
+    visit: &mut dyn FnMut(&[Step<'v>]) -> bool,
+) -> bool {
     match value {
         Value::Object(map) if !map.is_empty() => {
             for (key, child) in map {
                 if child.is_null() {
                     continue;
                 }
-                path.push(Segment::Key(key.clone()));
-                leaves(child, path, out);
+                path.push(Step::Key(key));
+                let go_on = each_leaf(child, path, visit);
                 path.pop();
+                if !go_on {
+                    return false;
+                }
             }
+            true
         }
         Value::Array(items) if !items.is_empty() => {
             for (i, child) in items.iter().enumerate() {
-                path.push(Segment::Index(i));
-                leaves(child, path, out);
+                path.push(Step::Index(i));
+                let go_on = each_leaf(child, path, visit);
                 path.pop();
+                if !go_on {
+                    return false;
+                }
             }
+            true
         }
-        Value::Object(_) | Value::Array(_) | Value::Null => {}
-        _ => {
-            out.insert(FieldPath(path.clone()));
-        }
+        Value::Object(_) | Value::Array(_) | Value::Null => true,
+        _ => visit(path),
     }
+}
+
+/// Every leaf path under `value` into `out`.
+fn leaves<'v>(value: &'v Value, path: &mut Vec<Step<'v>>, out: &mut BTreeSet<FieldPath>) {
+    each_leaf(value, path, &mut |leaf| {
+        out.insert(owned(leaf));
+        true
+    });
 }
 
 fn same_scalar(a: &Value, b: &Value) -> bool {
@@ -102,16 +143,16 @@ fn same_scalar(a: &Value, b: &Value) -> bool {
 }
 
 /// Leaves where `before` and `after` differ (a subtree on one side only counts leaf by leaf).
-fn changed_leaves(
-    before: &Value,
-    after: &Value,
-    path: &mut Vec<Segment>,
+fn changed_leaves<'v>(
+    before: &'v Value,
+    after: &'v Value,
+    path: &mut Vec<Step<'v>>,
     out: &mut BTreeSet<FieldPath>,
 ) {
     match (before, after) {
         (Value::Object(old), Value::Object(new)) => {
             for (key, was) in old {
-                path.push(Segment::Key(key.clone()));
+                path.push(Step::Key(key));
                 match present(new.get(key)) {
                     Some(is) if !was.is_null() => changed_leaves(was, is, path, out),
                     _ => leaves(was, path, out),
@@ -120,7 +161,7 @@ fn changed_leaves(
             }
             for (key, is) in new {
                 if present(old.get(key)).is_none() {
-                    path.push(Segment::Key(key.clone()));
+                    path.push(Step::Key(key));
                     leaves(is, path, out);
                     path.pop();
                 }
@@ -128,7 +169,7 @@ fn changed_leaves(
         }
         (Value::Array(old), Value::Array(new)) if old.len() == new.len() => {
             for (i, (was, is)) in old.iter().zip(new).enumerate() {
-                path.push(Segment::Index(i));
+                path.push(Step::Index(i));
                 changed_leaves(was, is, path, out);
                 path.pop();
             }
@@ -138,7 +179,7 @@ fn changed_leaves(
             leaves(before, path, out);
             leaves(after, path, out);
             if !is_empty(before) || !is_empty(after) {
-                out.insert(FieldPath(path.clone()));
+                out.insert(owned(path));
             }
         }
     }
@@ -160,13 +201,13 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<Field
         );
         path.clear();
     }
-    path.push(Segment::Key("spec".into()));
-    let spec = |vm: &Value| {
-        present(vm.get("spec"))
-            .cloned()
-            .unwrap_or_else(|| empty.clone())
-    };
-    changed_leaves(&spec(written), &spec(stored), &mut path, &mut out);
+    path.push(Step::Key("spec"));
+    changed_leaves(
+        present(written.get("spec")).unwrap_or(&empty),
+        present(stored.get("spec")).unwrap_or(&empty),
+        &mut path,
+        &mut out,
+    );
     out
 }
 
@@ -245,7 +286,7 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
 
 /// The highest ancestor of `leaf` (below `spec`) whose leaves all changed for the same rule and
 /// that groups more than one change (so `firmware` for uuid and serial, but a lone annotation
-/// stays at its own path).
+/// stays at its own path). `changed` is sorted by path.
 fn widest_path(
     leaf: &FieldPath,
     rule: &'static Rule,
@@ -257,18 +298,34 @@ fn widest_path(
     let mut candidate = leaf.clone();
     while candidate.0.len() > 2 {
         candidate.0.pop();
-        let mut under = BTreeSet::new();
-        for side in [sides.0, sides.1] {
-            if let Some(value) = at(side, &candidate) {
-                leaves(value, &mut candidate.0.clone(), &mut under);
-            }
-        }
-        let all_changed = under
-            .iter()
-            .all(|p| changed.iter().any(|(c, r)| c == p && r.code == rule.code));
+        let mut under: Vec<usize> = Vec::new();
+        let all_changed = [sides.0, sides.1].into_iter().all(|side| {
+            let Some(value) = at(side, &candidate) else {
+                return true;
+            };
+            let mut path: Vec<Step<'_>> = candidate
+                .0
+                .iter()
+                .map(|segment| match segment {
+                    Segment::Key(key) => Step::Key(key),
+                    Segment::Index(i) => Step::Index(*i),
+                })
+                .collect();
+            each_leaf(value, &mut path, &mut |steps| match changed
+                .binary_search_by(|(path, _)| compare(path, steps))
+            {
+                Ok(i) if changed[i].1.code == rule.code => {
+                    under.push(i);
+                    true
+                }
+                _ => false,
+            })
+        });
         if !all_changed {
             break;
         }
+        under.sort_unstable();
+        under.dedup();
         if under.len() > best_count {
             best = candidate.clone();
             best_count = under.len();
@@ -321,9 +378,12 @@ fn explain(
     vm_name: Option<&str>,
 ) -> (String, String) {
     let shown = path.to_string();
-    let commit = stored.map(|v| snippet(path, v));
-    let commit_help = |why: &str| match &commit {
-        Some(yaml) => format!("{why}; commit what the cluster stores:\n{yaml}"),
+    // The snippet is built only for the explanations that show it.
+    let commit_help = |why: &str| match stored {
+        Some(value) => format!(
+            "{why}; commit what the cluster stores:\n{}",
+            snippet(path, value)
+        ),
         None => format!("{why}; remove `{shown}` from the manifest"),
     };
     if rule.code == rules::MATCHER_KIND_DEFAULTED.code {

@@ -306,6 +306,8 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             "kvlint diff reads files and directories, not standard input".to_owned(),
         ));
     }
+    // In directory mode, the base's display prefix and the head's it was renamed to.
+    let mut renamed_base = None;
     let ((base, base_inputs), (head, head_inputs)) = match &args.base {
         None => {
             let [base_path, head_path] = input.paths.as_slice() else {
@@ -320,6 +322,9 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             let (from, to) = (display_prefix(base_path), display_prefix(head_path));
             diff::relabel(&mut base, &from, &to);
             base_inputs.relabel(&from, &to);
+            if !from.is_empty() {
+                renamed_base = Some((from, to));
+            }
             ((base, base_inputs), head)
         }
         Some(base_ref) => {
@@ -335,7 +340,10 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             (base, head)
         }
     };
-    let diff = diff::diff_with(&base, &base_inputs, &head, &head_inputs);
+    let mut diff = diff::diff_with(&base, &base_inputs, &head, &head_inputs);
+    if let Some((base_prefix, head_prefix)) = &renamed_base {
+        diff.relabel_base(head_prefix, base_prefix);
+    }
     write_stdout(&match args.format {
         DiffFormat::Text => diff::text(&diff),
         DiffFormat::Markdown => diff::markdown(&diff),

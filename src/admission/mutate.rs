@@ -229,7 +229,8 @@ fn apply_preference_writes(
     ) else {
         return;
     };
-    let Ok(preference) = crate::model::decode::<PreferenceSpec>(&found.spec) else {
+    let decoded = repo.specs.decode::<PreferenceSpec>(&found);
+    let Ok(preference) = decoded.as_ref() else {
         return;
     };
     with_template(out, |spec, _| {

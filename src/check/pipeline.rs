@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::k8s::{self, Index, Kustomizations, Object};
 use crate::load::{self, DeferredFile, LoadOptions};
 use crate::profile::{ClusterProfile, KubeVirtVersion};
-use crate::resolve::Repo;
+use crate::resolve::{Repo, SpecCache};
 use crate::schema::SchemaLocations;
 use crate::source::{self, Input};
 use crate::suppress::Suppression;
@@ -370,12 +370,14 @@ fn stream_inputs(
         &profile,
     ));
 
+    let spec_cache = SpecCache::default();
     let pass = VmPass {
         repo: Repo {
             objects: &index.referenced,
             index: &object_index,
             catalog: &catalog,
             version: profile.version,
+            specs: &spec_cache,
         },
         profile: &profile,
         locations: &locations,

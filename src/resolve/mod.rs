@@ -5,6 +5,10 @@ mod infer;
 
 pub use infer::{InferError, Inferred, infer};
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde_json::Value;
 
 use crate::catalog_source::Catalog;
@@ -32,6 +36,59 @@ pub struct Repo<'a> {
     pub index: &'a Index,
     pub catalog: &'a Catalog,
     pub version: KubeVirtVersion,
+    /// Specs already converted and decoded, shared by every VM that references them.
+    pub specs: &'a SpecCache,
+}
+
+/// The specs of referenced objects, converted to JSON and decoded once per object (a shared
+/// instance type is referenced by thousands of VMs).
+#[derive(Default)]
+pub struct SpecCache {
+    json: Mutex<HashMap<(usize, &'static str), Arc<Value>>>,
+    decoded: Mutex<HashMap<(usize, TypeId), Arc<dyn Any + Send + Sync>>>,
+}
+
+impl SpecCache {
+    /// The JSON of `object`'s node at `field` (`spec`, or `data` of a ControllerRevision).
+    fn json(&self, object: &Object, field: &'static str) -> Arc<Value> {
+        let key = (std::ptr::from_ref(object) as usize, field);
+        let mut json = self.json.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(json.entry(key).or_insert_with(|| {
+            Arc::new(
+                object
+                    .node
+                    .get(field)
+                    .map_or(Value::Null, crate::yaml::Node::to_json),
+            )
+        }))
+    }
+
+    /// `found`'s spec decoded as `T`, or the decoder's error.
+    pub fn decode<T>(&self, found: &Found<'_>) -> Arc<Result<T, String>>
+    where
+        T: serde::de::DeserializeOwned + Send + Sync + 'static,
+    {
+        let key = (
+            std::ptr::from_ref(found.origin.object()) as usize,
+            TypeId::of::<T>(),
+        );
+        let cached = self
+            .decoded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(decoded) = cached.and_then(|any| any.downcast::<Result<T, String>>().ok()) {
+            return decoded;
+        }
+        // Decoded outside the lock: two threads may both decode the same spec, with the same result.
+        let decoded = Arc::new(crate::model::decode::<T>(&found.spec));
+        self.decoded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, Arc::clone(&decoded) as Arc<dyn Any + Send + Sync>);
+        decoded
+    }
 }
 
 impl<'a> Repo<'a> {
@@ -114,7 +171,7 @@ impl<'a> Origin<'a> {
 /// A found spec, still as JSON (decoded by the caller).
 #[derive(Clone, Debug)]
 pub struct Found<'a> {
-    pub spec: Value,
+    pub spec: Arc<Value>,
     pub origin: Origin<'a>,
 }
 
@@ -239,10 +296,7 @@ pub fn find<'a>(
         });
     }
     Ok(Found {
-        spec: object
-            .node
-            .get("spec")
-            .map_or(Value::Null, crate::yaml::Node::to_json),
+        spec: repo.specs.json(object, "spec"),
         origin: Origin::Object(object),
     })
 }
@@ -271,10 +325,7 @@ fn revision_spec<'a>(
     revision: &'a Object,
     role: MatcherRole,
 ) -> Result<Found<'a>, FindError> {
-    let data = revision
-        .node
-        .get("data")
-        .map_or(Value::Null, crate::yaml::Node::to_json);
+    let data = repo.specs.json(revision, "data");
     let api_version = data.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = data.get("kind").and_then(Value::as_str).unwrap_or("");
     let (namespaced_kind, _, cluster_kind, _) = kinds(role);
@@ -306,7 +357,7 @@ fn revision_spec<'a>(
         });
     }
     Ok(Found {
-        spec: data.get("spec").cloned().unwrap_or(Value::Null),
+        spec: Arc::new(data.get("spec").cloned().unwrap_or(Value::Null)),
         origin: Origin::Revision(revision),
     })
 }

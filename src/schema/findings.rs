@@ -24,7 +24,17 @@ pub(super) fn validate(
     validator: &Validator,
     hint: Hint<'_>,
 ) -> Vec<Finding> {
-    let mut instance = object.node.to_json();
+    validate_instance(object, object.node.to_json(), schema, validator, hint)
+}
+
+/// Like [`validate`], for `instance`: the object's JSON, or the part of it the schema describes.
+pub(super) fn validate_instance(
+    object: &Object,
+    mut instance: Value,
+    schema: &Value,
+    validator: &Validator,
+    hint: Hint<'_>,
+) -> Vec<Finding> {
     drop_null_fields(&mut instance);
     let mut out = Vec::new();
     let mut seen = HashSet::new();

@@ -140,7 +140,35 @@ pub fn check_vm_matchers(object: &Object) -> Vec<Finding> {
     if object.group != KUBEVIRT_GROUP || object.kind != "VirtualMachine" {
         return Vec::new();
     }
-    findings::validate(object, &MATCHERS.schema, &MATCHERS.validator, &|_| None)
+    // The schema describes `spec.instancetype` and `spec.preference` only: the rest of the VM
+    // cannot fail it, and converting it all to JSON would cost more than the validation.
+    let instance = match &object.node.value {
+        crate::yaml::Value::Map(_) => {
+            let mut root = serde_json::Map::new();
+            if let Some(spec) = object.node.get("spec") {
+                let spec = match spec.as_map() {
+                    Some(entries) => serde_json::Value::Object(
+                        entries
+                            .iter()
+                            .filter(|e| matches!(e.key.as_str(), "instancetype" | "preference"))
+                            .map(|e| (e.key.clone(), e.value.to_json()))
+                            .collect(),
+                    ),
+                    None => spec.to_json(),
+                };
+                root.insert("spec".to_owned(), spec);
+            }
+            serde_json::Value::Object(root)
+        }
+        _ => object.node.to_json(),
+    };
+    findings::validate_instance(
+        object,
+        instance,
+        &MATCHERS.schema,
+        &MATCHERS.validator,
+        &|_| None,
+    )
 }
 
 #[cfg(test)]

@@ -184,6 +184,13 @@ pub(super) fn describe(value: &Value) -> String {
 /// The YAML 1.1 value and, when YAML 1.2 reads the same text differently, the YAML 1.2 value.
 pub(super) fn resolve_plain(text: &str) -> (Value, Option<Value>) {
     let v11 = resolve_yaml11(text);
+    // YAML 1.2 reads a number only from text that starts with a digit, a sign or a dot, and its
+    // words are YAML 1.1 words too: any other string reads the same in both.
+    if matches!(v11, Value::Str(_))
+        && !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+    {
+        return (v11, None);
+    }
     let v12 = resolve_yaml12(text);
     if same(&v11, &v12) {
         (v11, None)
@@ -242,6 +249,71 @@ pub fn is_plain_safe(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_string_shortcut_agrees_with_both_readings() {
+        let samples = [
+            "",
+            "~",
+            "null",
+            "yes",
+            "no",
+            "on",
+            "off",
+            "y",
+            "true",
+            "False",
+            ".nan",
+            ".inf",
+            "-.inf",
+            "+.INF",
+            "0",
+            "012",
+            "0o12",
+            "0x1F",
+            "0b101",
+            "-1",
+            "+1",
+            "1_000",
+            "1e3",
+            "1e309",
+            ".5",
+            "-.5",
+            "5.",
+            "q35",
+            "u1.medium",
+            "2Gi",
+            "Always",
+            "abc",
+            "_x",
+            "a1",
+            "Ω",
+            "1Gi",
+            "- x",
+            ".hidden",
+            "+x",
+            "-x",
+        ];
+        for text in samples {
+            let v11 = resolve_yaml11(text);
+            let v12 = resolve_yaml12(text);
+            let expected = if same(&v11, &v12) {
+                (v11, None)
+            } else {
+                (v11, Some(v12))
+            };
+            let got = resolve_plain(text);
+            let nan = |v: &Value| matches!(v, Value::Float(f) if f.is_nan());
+            if nan(&got.0) {
+                assert!(
+                    nan(&expected.0) && got.1.is_none() == expected.1.is_none(),
+                    "{text}"
+                );
+            } else {
+                assert_eq!(got, expected, "{text}");
+            }
+        }
+    }
 
     #[test]
     fn yaml11_booleans() {

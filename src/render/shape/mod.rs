@@ -214,23 +214,20 @@ type Canonical<'a> = &'a dyn Fn(&Value) -> Option<String>;
 /// Re-encodes the members of a struct: known fields in declaration order, then the unknown
 /// ones unchanged in their original order.
 fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical: Canonical<'_>) {
-    let mut given: Vec<(String, Option<Value>)> = std::mem::take(object)
-        .into_iter()
-        .map(|(key, value)| (key, Some(value)))
-        .collect();
+    let mut given: Vec<Option<(String, Value)>> =
+        std::mem::take(object).into_iter().map(Some).collect();
     for field in fields {
-        let value = given
+        let (key, value) = given
             .iter_mut()
-            .find(|(key, _)| key == field.json)
-            .and_then(|(_, value)| value.take());
+            .find(|entry| entry.as_ref().is_some_and(|(key, _)| key == field.json))
+            .and_then(Option::take)
+            .map_or((None, None), |(key, value)| (Some(key), Some(value)));
         if let Some(value) = encode_field(field, value, canonical) {
-            object.insert(field.json.to_owned(), value);
+            object.insert(key.unwrap_or_else(|| field.json.to_owned()), value);
         }
     }
-    for (key, value) in given {
-        if let Some(value) = value {
-            object.insert(key, value);
-        }
+    for (key, value) in given.into_iter().flatten() {
+        object.insert(key, value);
     }
 }
 
@@ -405,6 +402,9 @@ fn normalize_scalar(kind: Kind, value: &mut Value) -> bool {
 
 /// Go prints map keys in byte order.
 fn sort_keys(object: &mut Map<String, Value>) {
+    if object.keys().is_sorted() {
+        return;
+    }
     let mut entries: Vec<(String, Value)> = std::mem::take(object).into_iter().collect();
     entries.sort_by(|left, right| left.0.cmp(&right.0));
     object.extend(entries);

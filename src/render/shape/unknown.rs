@@ -3,34 +3,56 @@
 
 use serde_json::Value;
 
-use super::{Shape, VIRTUAL_MACHINE};
+use super::{PathSegment, Shape, VIRTUAL_MACHINE};
 use crate::profile::KubeVirtVersion;
-use crate::yaml::FieldPath;
+use crate::yaml::{FieldPath, Segment};
 
-fn walk(shape: &Shape, value: &Value, path: &FieldPath, out: &mut Vec<FieldPath>) {
+/// Walks `value` along `shape`; `path` holds the segments above `value`, which are cloned only
+/// for the (rare) unknown fields.
+fn walk<'v>(
+    shape: &Shape,
+    value: &'v Value,
+    path: &mut Vec<PathSegment<'v>>,
+    out: &mut Vec<FieldPath>,
+) {
     match (shape, value) {
         (Shape::Struct(fields) | Shape::PtrStruct(fields), Value::Object(map)) => {
             for (key, child) in map {
+                path.push(PathSegment::Key(key));
                 match fields.iter().find(|field| field.json == key) {
-                    Some(field) => walk(&field.shape, child, &path.key(key), out),
-                    None => out.push(path.key(key)),
+                    Some(field) => walk(&field.shape, child, path, out),
+                    None => out.push(owned(path)),
                 }
+                path.pop();
             }
         }
         (Shape::Slice(element), Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
-                walk(element, item, &path.index(i), out);
+                path.push(PathSegment::Index(i));
+                walk(element, item, path, out);
+                path.pop();
             }
         }
         _ => {}
     }
 }
 
+fn owned(path: &[PathSegment<'_>]) -> FieldPath {
+    FieldPath(
+        path.iter()
+            .map(|segment| match *segment {
+                PathSegment::Key(key) => Segment::Key(key.to_owned()),
+                PathSegment::Index(i) => Segment::Index(i),
+            })
+            .collect(),
+    )
+}
+
 /// Paths of the fields of `vm` that KubeVirt's `VirtualMachine` type does not have, in
 /// document order.
 pub(crate) fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
     let mut out = Vec::new();
-    walk(&VIRTUAL_MACHINE, vm, &FieldPath::root(), &mut out);
+    walk(&VIRTUAL_MACHINE, vm, &mut Vec::new(), &mut out);
     out
 }
 
