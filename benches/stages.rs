@@ -8,7 +8,7 @@
 //! timed loop. `benches/compare.sh` measures whole runs against the parse floor.
 
 use std::path::PathBuf;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use kvlint::analyze::{analyze_vm, is_vm};
 use kvlint::catalog_source::{Catalog, CatalogChoice, load_catalog};
@@ -55,7 +55,7 @@ struct Prepared {
     texts: Vec<String>,
     objects: Vec<Object>,
     index: Index,
-    catalog: Catalog,
+    catalog: Arc<Catalog>,
     profile: ClusterProfile,
     report: Report,
 }

@@ -1,17 +1,37 @@
 #!/usr/bin/env bash
-# Seeds the fuzz corpora (fuzz/corpus/<target>, not committed) from testdata/ and, when present,
-# ../shared/corpus/real-world: every YAML or JSON file under 64 KiB.
+# Seeds the fuzz corpora from testdata/ and, when present, ../shared/corpus/real-world: every YAML
+# or JSON file under 64 KiB. The corpora go to DIR/<target> (default: fuzz/corpus, not
+# committed); existing corpora there are added to, not replaced.
+#   fuzz/seed.sh [DIR]
 set -euo pipefail
 cd "$(dirname "$0")"
+dir=${1:-corpus}
 for target in load_yaml check_file; do
-  mkdir -p "corpus/$target"
+  mkdir -p "$dir/$target"
   for root in ../testdata ../../shared/corpus/real-world; do
     [ -d "$root" ] || continue
     find "$root" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -size -64k -print0 |
       while IFS= read -r -d '' file; do
-        cp "$file" "corpus/$target/$(sha1sum "$file" | cut -c1-16)"
+        cp "$file" "$dir/$target/$(sha1sum "$file" | cut -c1-16)"
       done
   done
 done
-mkdir -p corpus/render_vm
-ls corpus/*/ | wc -l
+# check_file splits its input into files at "#%% file" lines: directories of testdata/ with
+# several files become one multi-file input each.
+find ../testdata -type d -print0 |
+  while IFS= read -r -d '' repo; do
+    files=$(find "$repo" -maxdepth 1 -type f \( -name '*.yaml' -o -name '*.yml' \) | sort)
+    [ "$(printf '%s\n' "$files" | grep -c .)" -ge 2 ] || continue
+    joined=$(mktemp)
+    first=1
+    for file in $files; do
+      [ $first = 1 ] || printf '\n#%%%% file\n' >> "$joined"
+      first=0
+      cat "$file" >> "$joined"
+    done
+    mv "$joined" "$dir/check_file/repo-$(sha1sum "$joined" | cut -c1-16)"
+  done
+mkdir -p "$dir/render_vm"
+for target in load_yaml check_file render_vm; do
+  echo "$target: $(find "$dir/$target" -type f | wc -l) inputs"
+done

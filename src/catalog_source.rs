@@ -2,9 +2,10 @@
 //! common-instancetypes catalog virt-operator deploys (built in), a user-supplied bundle, or
 //! nothing.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::diag::{Finding, Related};
 use crate::error::Error;
@@ -61,7 +62,20 @@ pub fn builtin_file() -> String {
     format!("<built-in catalog {BUILTIN_VERSION}>")
 }
 
-fn builtin(version: KubeVirtVersion) -> Catalog {
+/// The built-in catalog of a release, built once per process and release: building it prints
+/// and parses a few hundred objects, which would dominate checks of small inputs (`kvlint
+/// diff`'s two checks, tests, fuzzing).
+fn builtin(version: KubeVirtVersion) -> Arc<Catalog> {
+    static BUILT: Mutex<BTreeMap<(u32, u32), Arc<Catalog>>> = Mutex::new(BTreeMap::new());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(
+        built
+            .entry((version.major, version.minor))
+            .or_insert_with(|| Arc::new(build_builtin(version))),
+    )
+}
+
+fn build_builtin(version: KubeVirtVersion) -> Catalog {
     let Some(bundled) = crate::catalog::bundled_version(version.major, version.minor) else {
         return Catalog::default();
     };
@@ -126,49 +140,46 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
 }
 
 /// The catalog for `choice` and the cluster `profile`.
-pub fn load_catalog(choice: &CatalogChoice, profile: &ClusterProfile) -> Result<Catalog, Error> {
-    load_catalog_prefetched(choice, profile, None)
+pub fn load_catalog(
+    choice: &CatalogChoice,
+    profile: &ClusterProfile,
+) -> Result<Arc<Catalog>, Error> {
+    match choice {
+        CatalogChoice::None => Ok(Arc::default()),
+        CatalogChoice::Path(path) => from_path(path).map(Arc::new),
+        CatalogChoice::Auto if !profile.deploy_catalog || !deployed_by_default(profile) => {
+            Ok(Arc::default())
+        }
+        CatalogChoice::Auto => Ok(builtin(profile.version)),
+    }
 }
 
-/// The built-in catalog of a release, being built on another thread while the repository is
-/// read (it takes as long as reading a few hundred files).
-pub struct Prefetch {
-    version: KubeVirtVersion,
-    catalog: std::thread::JoinHandle<Catalog>,
-}
+/// The built-in catalog of a release being built on another thread while the repository is
+/// read (building it takes as long as reading a few hundred files).
+pub struct Prefetch(std::thread::JoinHandle<()>);
 
 /// Starts building the built-in catalog of `version` when `choice` may need it.
 pub fn prefetch(choice: &CatalogChoice, version: KubeVirtVersion) -> Option<Prefetch> {
-    matches!(choice, CatalogChoice::Auto).then(|| Prefetch {
-        version,
-        catalog: std::thread::spawn(move || builtin(version)),
+    matches!(choice, CatalogChoice::Auto).then(|| {
+        Prefetch(std::thread::spawn(move || {
+            builtin(version);
+        }))
     })
 }
 
-/// Like [`load_catalog`], using `prefetched` when it is the catalog the profile needs.
+/// Like [`load_catalog`], after the prefetch (whose catalog it uses when the profile needs that
+/// release's) has finished.
 pub fn load_catalog_prefetched(
     choice: &CatalogChoice,
     profile: &ClusterProfile,
     prefetched: Option<Prefetch>,
-) -> Result<Catalog, Error> {
-    let prefetched = prefetched.map(|p| {
-        let catalog = p
-            .catalog
+) -> Result<Arc<Catalog>, Error> {
+    if let Some(Prefetch(building)) = prefetched {
+        building
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (p.version, catalog)
-    });
-    match choice {
-        CatalogChoice::None => Ok(Catalog::default()),
-        CatalogChoice::Path(path) => from_path(path),
-        CatalogChoice::Auto if !profile.deploy_catalog || !deployed_by_default(profile) => {
-            Ok(Catalog::default())
-        }
-        CatalogChoice::Auto => Ok(match prefetched {
-            Some((version, catalog)) if version == profile.version => catalog,
-            _ => builtin(profile.version),
-        }),
     }
+    load_catalog(choice, profile)
 }
 
 /// v1.1–v1.3 deploy the catalog only behind a feature gate; v1.4+ by default.
@@ -227,4 +238,52 @@ pub fn overwritten_by_operator(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_catalog_is_built_once_per_release() {
+        let v1_9 = ClusterProfile::new(KubeVirtVersion::new(1, 9));
+        let first = load_catalog(&CatalogChoice::Auto, &v1_9).unwrap();
+        let again = load_catalog(&CatalogChoice::Auto, &v1_9).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(!first.objects.is_empty());
+
+        let v1_4 = load_catalog(
+            &CatalogChoice::Auto,
+            &ClusterProfile::new(KubeVirtVersion::new(1, 4)),
+        )
+        .unwrap();
+        assert!(!Arc::ptr_eq(&first, &v1_4));
+        let (instancetypes, preferences) = crate::catalog::names_in_release(1, 4);
+        assert!(!v1_4.objects.is_empty());
+        for object in &v1_4.objects {
+            let name = object.name.as_str();
+            assert!(
+                instancetypes.contains(&name) || preferences.contains(&name),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cluster_without_the_catalog_gets_an_empty_one() {
+        let v1_3 = ClusterProfile::new(KubeVirtVersion::new(1, 3));
+        assert!(
+            load_catalog(&CatalogChoice::Auto, &v1_3)
+                .unwrap()
+                .objects
+                .is_empty()
+        );
+        let v1_9 = ClusterProfile::new(KubeVirtVersion::new(1, 9));
+        assert!(
+            load_catalog(&CatalogChoice::None, &v1_9)
+                .unwrap()
+                .objects
+                .is_empty()
+        );
+    }
 }

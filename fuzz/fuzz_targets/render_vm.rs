@@ -1,13 +1,13 @@
 //! Rendering one VM with its instance type and preference. The input is structured: numbers,
 //! quantities and topology names at the edges (huge, negative, zero ratios, `1e309`, `0x`, octal)
 //! land in the fields KubeVirt does arithmetic on, so the fuzzer spends its time in the renderer
-//! rather than in YAML syntax errors.
+//! rather than in YAML syntax errors. The VM references either the file's own instance type and
+//! preference or one of the built-in catalog's, which is built once per process and release.
 #![no_main]
 
 use std::fmt::Write as _;
 
 use arbitrary::Arbitrary;
-use kvlint::catalog_source::CatalogChoice;
 use kvlint::check::{Options, run_in_memory};
 use kvlint::config::ConfigChoice;
 use kvlint::profile::KubeVirtVersion;
@@ -117,6 +117,21 @@ const ACROSS: &[&str] = &[
     "Other",
 ];
 
+const DISK_KINDS: &[&str] = &["disk", "cdrom", "lun"];
+const BUSES: &[&str] = &["virtio", "sata", "scsi", "usb", "bogus"];
+const MODELS: &[&str] = &["virtio", "e1000", "e1000e", "rtl8139", "bogus"];
+const MACHINES: &[&str] = &["q35", "pc-q35-rhel9.2.0", "pc", "bogus"];
+
+fn pick(names: &[&'static str], choice: u8) -> &'static str {
+    names[usize::from(choice) % names.len()]
+}
+
+#[derive(Arbitrary, Debug)]
+struct Disk {
+    kind: u8,
+    bus: Option<u8>,
+}
+
 #[derive(Arbitrary, Debug)]
 struct Input {
     minor: u8,
@@ -144,6 +159,108 @@ struct Input {
     cpu_request: Option<Scalar>,
     max_cpu_sockets: Option<Scalar>,
     with_preference: bool,
+    /// A built-in catalog instance type (or an unknown name) instead of `it`.
+    catalog_instancetype: Option<u8>,
+    /// A built-in catalog preference (or an unknown name) instead of `pref`.
+    catalog_preference: Option<u8>,
+    /// `commonInstancetypesDeployment.enabled` in the KubeVirt CR.
+    deploy_catalog: Option<bool>,
+    /// The feature gate v1.1–v1.3 deploy the catalog behind.
+    catalog_gate: bool,
+    /// The VM's disks (at most three are written), which preferences give a bus.
+    disks: Vec<Disk>,
+    /// The VM's interfaces (at most two), each with a model or none.
+    interfaces: Vec<Option<u8>>,
+    machine_type: Option<u8>,
+    preferred_disk_bus: Option<u8>,
+    preferred_interface_model: Option<u8>,
+    preferred_efi: Option<bool>,
+    preferred_machine_type: Option<u8>,
+}
+
+/// `devices:` of the VM's domain, at indent 8.
+fn devices(out: &mut String, input: &Input) {
+    if input.disks.is_empty() && input.interfaces.is_empty() {
+        out.push_str("        devices: {}\n");
+        return;
+    }
+    out.push_str("        devices:\n");
+    if !input.disks.is_empty() {
+        out.push_str("          disks:\n");
+    }
+    for (n, disk) in input.disks.iter().take(3).enumerate() {
+        let kind = pick(DISK_KINDS, disk.kind);
+        let _ = match disk.bus {
+            Some(bus) => writeln!(
+                out,
+                "          - name: disk{n}\n            {kind}:\n              bus: {}",
+                pick(BUSES, bus)
+            ),
+            None => writeln!(out, "          - name: disk{n}\n            {kind}: {{}}"),
+        };
+    }
+    if !input.interfaces.is_empty() {
+        out.push_str("          interfaces:\n");
+    }
+    for (n, model) in input.interfaces.iter().take(2).enumerate() {
+        let _ = writeln!(
+            out,
+            "          - name: net{n}\n            masquerade: {{}}"
+        );
+        if let Some(model) = model {
+            let _ = writeln!(out, "            model: {}", pick(MODELS, *model));
+        }
+    }
+}
+
+/// The VM's volumes and networks, matching its disks and interfaces, at indent 6.
+fn volumes_and_networks(out: &mut String, input: &Input) {
+    if !input.disks.is_empty() {
+        out.push_str("      volumes:\n");
+    }
+    for n in 0..input.disks.len().min(3) {
+        let _ = writeln!(
+            out,
+            "      - name: disk{n}\n        containerDisk:\n          image: quay.io/containerdisks/fedora:41"
+        );
+    }
+    if !input.interfaces.is_empty() {
+        out.push_str("      networks:\n");
+    }
+    for n in 0..input.interfaces.len().min(2) {
+        let _ = writeln!(out, "      - name: net{n}\n        pod: {{}}");
+    }
+}
+
+/// The local preference's device, firmware and machine preferences, at indent 2.
+fn preferred_devices(out: &mut String, input: &Input) {
+    if input.preferred_disk_bus.is_some() || input.preferred_interface_model.is_some() {
+        out.push_str("  devices:\n");
+        if let Some(bus) = input.preferred_disk_bus {
+            let _ = writeln!(out, "    preferredDiskBus: {}", pick(BUSES, bus));
+        }
+        if let Some(model) = input.preferred_interface_model {
+            let _ = writeln!(out, "    preferredInterfaceModel: {}", pick(MODELS, model));
+        }
+    }
+    if let Some(efi) = input.preferred_efi {
+        let _ = writeln!(out, "  firmware:\n    preferredUseEfi: {efi}");
+    }
+    if let Some(machine) = input.preferred_machine_type {
+        let _ = writeln!(
+            out,
+            "  machine:\n    preferredMachineType: {}",
+            pick(MACHINES, machine)
+        );
+    }
+}
+
+/// A catalog name of the target release, picked by `choice`; one choice past the end is a name
+/// the catalog does not have.
+fn catalog_name(names: &[&str], choice: u8) -> String {
+    names
+        .get(usize::from(choice) % (names.len() + 1))
+        .map_or_else(|| "not-in-catalog".to_owned(), |name| (*name).to_owned())
 }
 
 fn field(out: &mut String, indent: usize, key: &str, value: Option<&Scalar>) {
@@ -152,7 +269,7 @@ fn field(out: &mut String, indent: usize, key: &str, value: Option<&Scalar>) {
     }
 }
 
-fn yaml(input: &Input) -> String {
+fn yaml(input: &Input, minor: u32) -> String {
     let (it_kind, pref_kind, namespace) = if input.cluster_kind {
         (
             "VirtualMachineClusterInstancetype",
@@ -169,8 +286,21 @@ fn yaml(input: &Input) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration: {{}}\n"
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n"
     );
+    if input.catalog_gate {
+        out.push_str(
+            "    developerConfiguration:\n      featureGates: [CommonInstancetypesDeploymentGate]\n",
+        );
+    } else {
+        out.push_str("    developerConfiguration: {}\n");
+    }
+    if let Some(enabled) = input.deploy_catalog {
+        let _ = writeln!(
+            out,
+            "    commonInstancetypesDeployment:\n      enabled: {enabled}"
+        );
+    }
     field(
         &mut out,
         4,
@@ -244,15 +374,35 @@ fn yaml(input: &Input) -> String {
                 cpu.write()
             );
         }
+        preferred_devices(&mut out, input);
     }
+    let (catalog_instancetypes, catalog_preferences) = kvlint::catalog::names_in_release(1, minor);
+    let instancetype = match input.catalog_instancetype {
+        Some(choice) => (
+            "VirtualMachineClusterInstancetype",
+            catalog_name(&catalog_instancetypes, choice),
+        ),
+        None => (it_kind, "it".to_owned()),
+    };
+    let preference = match input.catalog_preference {
+        Some(choice) => Some((
+            "VirtualMachineClusterPreference",
+            catalog_name(&catalog_preferences, choice),
+        )),
+        None => input
+            .with_preference
+            .then(|| (pref_kind, "pref".to_owned())),
+    };
     let _ = write!(
         out,
-        "---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  namespace: default\nspec:\n  runStrategy: Always\n  instancetype:\n    kind: {it_kind}\n    name: it\n"
+        "---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  namespace: default\nspec:\n  runStrategy: Always\n  instancetype:\n    kind: {}\n    name: {}\n",
+        instancetype.0, instancetype.1
     );
-    if input.with_preference {
-        let _ = writeln!(out, "  preference:\n    kind: {pref_kind}\n    name: pref");
+    if let Some((kind, name)) = preference {
+        let _ = writeln!(out, "  preference:\n    kind: {kind}\n    name: {name}");
     }
-    out.push_str("  template:\n    spec:\n      domain:\n        devices: {}\n");
+    out.push_str("  template:\n    spec:\n      domain:\n");
+    devices(&mut out, input);
     if input.vm_sockets.is_some() || input.vm_cores.is_some() || input.vm_threads.is_some() {
         out.push_str("        cpu:\n");
         field(&mut out, 10, "sockets", input.vm_sockets.as_ref());
@@ -275,16 +425,25 @@ fn yaml(input: &Input) -> String {
             );
         }
     }
+    if let Some(machine) = input.machine_type {
+        let _ = writeln!(
+            out,
+            "        machine:\n          type: {}",
+            pick(MACHINES, machine)
+        );
+    }
+    volumes_and_networks(&mut out, input);
     out
 }
 
 fuzz_target!(|input: Input| {
-    let text = yaml(&input);
+    let minor = u32::from(input.minor % 10);
+    let text = yaml(&input, minor);
     let options = Options {
         config: ConfigChoice::None,
-        // The built-in catalog is parsed on every run; without it the fuzzer runs many times faster.
-        catalog: Some(CatalogChoice::None),
-        version: Some(KubeVirtVersion::new(1, u32::from(input.minor % 10))),
+        // The built-in catalog (`--catalog auto`), as the CLI's default.
+        catalog: None,
+        version: Some(KubeVirtVersion::new(1, minor)),
         ..Options::default()
     };
     if let Ok(report) = run_in_memory(&options, "vm.yaml", text.as_bytes()) {

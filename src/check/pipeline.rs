@@ -292,11 +292,22 @@ pub fn run_in_memory(
     display: &str,
     bytes: &[u8],
 ) -> Result<super::Report, Error> {
+    run_files_in_memory(options, &[(display, bytes)])
+}
+
+/// Checks in-memory files, named by distinct display names, as a repository.
+pub fn run_files_in_memory(
+    options: &Options,
+    files: &[(&str, &[u8])],
+) -> Result<super::Report, Error> {
     let settings = effective(options)?;
-    let inputs = vec![Input::Memory {
-        display: Arc::from(display),
-        bytes: Arc::from(bytes),
-    }];
+    let inputs = files
+        .iter()
+        .map(|(display, bytes)| Input::Memory {
+            display: Arc::from(*display),
+            bytes: Arc::from(*bytes),
+        })
+        .collect();
     let mut collector = super::Collector::default();
     let outcome = stream_inputs(options, &settings, inputs, &mut collector)?;
     Ok(collector.into_report(outcome))
@@ -472,4 +483,71 @@ fn stream_inputs(
         sources,
         profile,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog_source::CatalogChoice;
+    use crate::config::ConfigChoice;
+
+    const INSTANCETYPE: &str = "apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineInstancetype
+metadata:
+  name: small
+  namespace: default
+spec:
+  cpu:
+    guest: 2
+  memory:
+    guest: 1Gi
+";
+
+    const VM: &str = "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm
+  namespace: default
+spec:
+  runStrategy: Always
+  instancetype:
+    kind: VirtualMachineInstancetype
+    name: small
+  template:
+    spec:
+      domain:
+        devices: {}
+";
+
+    #[test]
+    fn in_memory_files_form_one_repository_across_batches() {
+        let options = Options {
+            config: ConfigChoice::None,
+            catalog: Some(CatalogChoice::None),
+            batch_files: Some(1),
+            ..Options::default()
+        };
+        let report = run_files_in_memory(
+            &options,
+            &[
+                ("b-vm.yaml", VM.as_bytes()),
+                ("a-instancetype.yaml", INSTANCETYPE.as_bytes()),
+                ("c-vm-again.yaml", VM.as_bytes()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(report.summary.files, 3);
+        assert_eq!(report.summary.vms, 2);
+        assert_eq!(report.summary.rendered, 2);
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.rule.code == "KV0008" && &*f.location.file == "c-vm-again.yaml"),
+            "{:#?}",
+            report.findings
+        );
+        let files: Vec<&str> = report.findings.iter().map(|f| &*f.location.file).collect();
+        assert!(files.is_sorted(), "{files:?}");
+    }
 }
