@@ -120,7 +120,7 @@ struct ReadFile {
     problem: Option<ReadProblem>,
 }
 
-fn read_file(input: &Input, options: &LoadOptions) -> ReadFile {
+fn read_file(input: &Input, options: &LoadOptions, allow_deferring: bool) -> ReadFile {
     let display = Arc::clone(input.display());
     let text = match source::read(input) {
         Ok(text) => text,
@@ -135,7 +135,7 @@ fn read_file(input: &Input, options: &LoadOptions) -> ReadFile {
             };
         }
     };
-    let defer = may_defer(input, &text, options);
+    let defer = allow_deferring && may_defer(input, &text, options);
     let mut docs = Vec::new();
     let mut deferred = Vec::new();
     for entry in yaml::parse_stream_deferring(&text, options.limits, &|document| {
@@ -204,6 +204,15 @@ fn load_one(
     (loaded, deferred)
 }
 
+/// Reads and loads one input with all its documents (none left for a VM pass).
+pub(super) fn load_whole(
+    input: &Input,
+    kustomizations: &Kustomizations,
+    options: &LoadOptions,
+) -> Loaded {
+    load_one(read_file(input, options, false), 0, kustomizations, options).0
+}
+
 /// Reads and loads the inputs at positions `first..first + inputs.len()`.
 pub fn first_pass(
     inputs: &[Input],
@@ -217,7 +226,7 @@ pub fn first_pass(
         .enumerate()
         .map(|(offset, input)| {
             load_one(
-                read_file(input, options),
+                read_file(input, options, true),
                 first + offset,
                 kustomizations,
                 options,

@@ -12,7 +12,7 @@ pub use batch::{DeferredFile, FirstPass, deferred_objects, first_pass, kustomiza
 use crate::diag::{Finding, Location, Related};
 use crate::k8s::{self, Kustomizations, Object};
 use crate::rules;
-use crate::source::{self, Input};
+use crate::source::Input;
 use crate::yaml::{self, Document, Limits, Node, NoticeKind, Span, Value};
 
 /// Everything read from the inputs.
@@ -66,86 +66,23 @@ impl Default for LoadOptions {
     }
 }
 
-struct ParsedFile {
-    display: Arc<str>,
-    text: Option<Arc<str>>,
-    result: Result<Vec<Result<Document, yaml::DocumentError>>, source::ReadProblem>,
-}
-
 fn point(file: &Arc<str>, line: u32, column: u32) -> Location {
     Location::lines(Arc::clone(file), (line, column), (line, column + 1))
 }
 
-fn parse_input(input: &Input, options: &LoadOptions) -> ParsedFile {
-    let display = Arc::clone(input.display());
-    match source::read(input) {
-        Ok(text) => {
-            let docs = yaml::parse_stream(&text, options.limits);
-            ParsedFile {
-                display,
-                text: Some(Arc::from(text)),
-                result: Ok(docs),
-            }
-        }
-        Err(problem) => ParsedFile {
-            display,
-            text: None,
-            result: Err(problem),
-        },
-    }
-}
-
-/// Reads and parses all inputs (in parallel), then builds objects in input order.
+/// Reads, parses and loads all inputs (in parallel; nothing is left for later), in input order.
 pub fn load(inputs: &[Input], options: &LoadOptions) -> Loaded {
-    let parsed: Vec<ParsedFile> = inputs
+    let kustomizations = kustomizations(inputs, options);
+    let files: Vec<Loaded> = inputs
         .par_iter()
-        .map(|input| parse_input(input, options))
+        .map(|input| batch::load_whole(input, &kustomizations, options))
         .collect();
     let mut loaded = Loaded {
-        files: parsed.len(),
+        files: files.len(),
         ..Loaded::default()
     };
-
-    let mut kustomizations = Kustomizations::default();
-    for file in &parsed {
-        if k8s::is_kustomization_file(&file.display)
-            && let Ok(docs) = &file.result
-        {
-            for doc in docs.iter().flatten() {
-                kustomizations.add(&file.display, &doc.root);
-            }
-        }
-    }
-
-    for file in parsed {
-        if options.keep_sources
-            && let Some(text) = &file.text
-        {
-            loaded
-                .sources
-                .push((Arc::clone(&file.display), Arc::clone(text)));
-        }
-        let docs = match file.result {
-            Ok(docs) => docs,
-            Err(problem) => {
-                loaded.findings.push(Finding::new(
-                    &rules::UNREADABLE_FILE,
-                    point(&file.display, problem.line, problem.column),
-                    problem.message,
-                ));
-                loaded.skipped += 1;
-                continue;
-            }
-        };
-        load_file(
-            &file.display,
-            file.text.as_deref(),
-            docs,
-            0,
-            &kustomizations,
-            options,
-            &mut loaded,
-        );
+    for file in files {
+        loaded.append(file);
     }
     attach_origins(&mut loaded, options);
     loaded
