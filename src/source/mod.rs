@@ -201,7 +201,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadProblem> {
             column: 1,
         });
     }
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+    if let Some(nul) = memchr::memchr(0, &bytes) {
         let (line, column) = position_of_byte(&bytes, nul);
         return Err(ReadProblem {
             message: "the file contains a NUL byte: it is binary, not YAML".to_owned(),
