@@ -217,6 +217,11 @@ impl Builder<'_> {
         if pos.line < 1 + self.chunk.line_offset {
             pos = self.pos(marker);
         }
+        // The parser may count a line past the last one (a bare CR before the end of input).
+        let last = self.end_of_unterminated_chunk(total);
+        if pos.line > last.line {
+            pos = last;
+        }
         DocumentError { message, pos }
     }
 
@@ -610,6 +615,17 @@ mod tests {
         assert_eq!((key.key_span.start.line, key.key_span.start.column), (2, 1));
         assert_eq!(key.value.span.start.column, 6);
         assert_eq!(key.value.span.end.column, 9);
+    }
+
+    #[test]
+    fn an_error_after_a_bare_cr_stays_on_the_last_line() {
+        // Found by the property tests: the parser counted a third line in a two-line text.
+        let docs = parse_stream("-\r*>\t", Limits::default());
+        let err = docs
+            .into_iter()
+            .find_map(Result::err)
+            .expect("a syntax error");
+        assert_eq!((err.pos.line, err.pos.column), (2, 4));
     }
 
     #[test]
