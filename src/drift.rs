@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use crate::profile::KubeVirtVersion;
+use crate::render::shape::{PathSegment, field_path, segments};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
@@ -28,13 +29,19 @@ pub struct Drift {
 
 /// The compared parts of a VM, as (path, value) roots: metadata name, labels, annotations and
 /// spec (as the conformance suite and GitOps tools compare them; status is not compared).
-fn compared(vm: &Value) -> [(Step<'static>, Step<'static>, Option<&Value>); 3] {
+fn compared(vm: &Value) -> [(PathSegment<'static>, PathSegment<'static>, Option<&Value>); 3] {
     let meta = |key: &str| {
         vm.get("metadata")
             .and_then(|m| m.get(key))
             .filter(|v| !is_empty(v))
     };
-    ["name", "labels", "annotations"].map(|key| (Step::Key("metadata"), Step::Key(key), meta(key)))
+    ["name", "labels", "annotations"].map(|key| {
+        (
+            PathSegment::Key("metadata"),
+            PathSegment::Key(key),
+            meta(key),
+        )
+    })
 }
 
 fn is_empty(value: &Value) -> bool {
@@ -51,36 +58,16 @@ fn present(value: Option<&Value>) -> Option<&Value> {
     value.filter(|v| !v.is_null())
 }
 
-/// One step of a path while walking a value; borrowed, so that walking allocates nothing until
-/// a leaf is recorded.
-#[derive(Clone, Copy)]
-enum Step<'v> {
-    Key(&'v str),
-    Index(usize),
-}
-
-fn owned(steps: &[Step<'_>]) -> FieldPath {
-    FieldPath(
-        steps
-            .iter()
-            .map(|step| match *step {
-                Step::Key(key) => Segment::Key(key.to_owned()),
-                Step::Index(i) => Segment::Index(i),
-            })
-            .collect(),
-    )
-}
-
 /// `path` compared with `steps` in `FieldPath`'s order (keys before indices, then
 /// lexicographically), so sorted paths can be searched without building a `FieldPath`.
-fn compare(path: &FieldPath, steps: &[Step<'_>]) -> std::cmp::Ordering {
+fn compare(path: &FieldPath, steps: &[PathSegment<'_>]) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     for (segment, step) in path.0.iter().zip(steps) {
         let order = match (segment, step) {
-            (Segment::Key(a), Step::Key(b)) => a.as_str().cmp(b),
-            (Segment::Key(_), Step::Index(_)) => Ordering::Less,
-            (Segment::Index(_), Step::Key(_)) => Ordering::Greater,
-            (Segment::Index(a), Step::Index(b)) => a.cmp(b),
+            (Segment::Key(a), PathSegment::Key(b)) => a.as_str().cmp(b),
+            (Segment::Key(_), PathSegment::Index(_)) => Ordering::Less,
+            (Segment::Index(_), PathSegment::Key(_)) => Ordering::Greater,
+            (Segment::Index(a), PathSegment::Index(b)) => a.cmp(b),
         };
         if order != Ordering::Equal {
             return order;
@@ -93,8 +80,8 @@ fn compare(path: &FieldPath, steps: &[Step<'_>]) -> std::cmp::Ordering {
 /// stops as soon as it returns false; returns whether it never did.
 fn each_leaf<'v>(
     value: &'v Value,
-    path: &mut Vec<Step<'v>>,
-    visit: &mut dyn FnMut(&[Step<'v>]) -> bool,
+    path: &mut Vec<PathSegment<'v>>,
+    visit: &mut dyn FnMut(&[PathSegment<'v>]) -> bool,
 ) -> bool {
     match value {
         Value::Object(map) if !map.is_empty() => {
@@ -102,7 +89,7 @@ fn each_leaf<'v>(
                 if child.is_null() {
                     continue;
                 }
-                path.push(Step::Key(key));
+                path.push(PathSegment::Key(key));
                 let go_on = each_leaf(child, path, visit);
                 path.pop();
                 if !go_on {
@@ -113,7 +100,7 @@ fn each_leaf<'v>(
         }
         Value::Array(items) if !items.is_empty() => {
             for (i, child) in items.iter().enumerate() {
-                path.push(Step::Index(i));
+                path.push(PathSegment::Index(i));
                 let go_on = each_leaf(child, path, visit);
                 path.pop();
                 if !go_on {
@@ -128,9 +115,9 @@ fn each_leaf<'v>(
 }
 
 /// Every leaf path under `value` into `out`.
-fn leaves<'v>(value: &'v Value, path: &mut Vec<Step<'v>>, out: &mut BTreeSet<FieldPath>) {
+fn leaves<'v>(value: &'v Value, path: &mut Vec<PathSegment<'v>>, out: &mut BTreeSet<FieldPath>) {
     each_leaf(value, path, &mut |leaf| {
-        out.insert(owned(leaf));
+        out.insert(field_path(leaf));
         true
     });
 }
@@ -146,13 +133,13 @@ fn same_scalar(a: &Value, b: &Value) -> bool {
 fn changed_leaves<'v>(
     before: &'v Value,
     after: &'v Value,
-    path: &mut Vec<Step<'v>>,
+    path: &mut Vec<PathSegment<'v>>,
     out: &mut BTreeSet<FieldPath>,
 ) {
     match (before, after) {
         (Value::Object(old), Value::Object(new)) => {
             for (key, was) in old {
-                path.push(Step::Key(key));
+                path.push(PathSegment::Key(key));
                 match present(new.get(key)) {
                     Some(is) if !was.is_null() => changed_leaves(was, is, path, out),
                     _ => leaves(was, path, out),
@@ -161,7 +148,7 @@ fn changed_leaves<'v>(
             }
             for (key, is) in new {
                 if present(old.get(key)).is_none() {
-                    path.push(Step::Key(key));
+                    path.push(PathSegment::Key(key));
                     leaves(is, path, out);
                     path.pop();
                 }
@@ -169,7 +156,7 @@ fn changed_leaves<'v>(
         }
         (Value::Array(old), Value::Array(new)) if old.len() == new.len() => {
             for (i, (was, is)) in old.iter().zip(new).enumerate() {
-                path.push(Step::Index(i));
+                path.push(PathSegment::Index(i));
                 changed_leaves(was, is, path, out);
                 path.pop();
             }
@@ -179,7 +166,7 @@ fn changed_leaves<'v>(
             leaves(before, path, out);
             leaves(after, path, out);
             if !is_empty(before) || !is_empty(after) {
-                out.insert(owned(path));
+                out.insert(field_path(path));
             }
         }
     }
@@ -201,7 +188,7 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<Field
         );
         path.clear();
     }
-    path.push(Step::Key("spec"));
+    path.push(PathSegment::Key("spec"));
     changed_leaves(
         present(written.get("spec")).unwrap_or(&empty),
         present(stored.get("spec")).unwrap_or(&empty),
@@ -303,14 +290,7 @@ fn widest_path(
             let Some(value) = at(side, &candidate) else {
                 return true;
             };
-            let mut path: Vec<Step<'_>> = candidate
-                .0
-                .iter()
-                .map(|segment| match segment {
-                    Segment::Key(key) => Step::Key(key),
-                    Segment::Index(i) => Step::Index(*i),
-                })
-                .collect();
+            let mut path = segments(&candidate.0);
             each_leaf(value, &mut path, &mut |steps| match changed
                 .binary_search_by(|(path, _)| compare(path, steps))
             {

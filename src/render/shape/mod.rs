@@ -105,6 +105,28 @@ pub(crate) enum PathSegment<'a> {
     Index(usize),
 }
 
+/// The owned `FieldPath` of a borrowed path.
+pub(crate) fn field_path(path: &[PathSegment<'_>]) -> crate::yaml::FieldPath {
+    crate::yaml::FieldPath(
+        path.iter()
+            .map(|segment| match *segment {
+                PathSegment::Key(key) => crate::yaml::Segment::Key(key.to_owned()),
+                PathSegment::Index(i) => crate::yaml::Segment::Index(i),
+            })
+            .collect(),
+    )
+}
+
+/// The borrowed form of a `FieldPath`'s segments.
+pub(crate) fn segments(path: &[crate::yaml::Segment]) -> Vec<PathSegment<'_>> {
+    path.iter()
+        .map(|segment| match segment {
+            crate::yaml::Segment::Key(key) => PathSegment::Key(key),
+            crate::yaml::Segment::Index(i) => PathSegment::Index(*i),
+        })
+        .collect()
+}
+
 /// The whole `v1.VirtualMachine`.
 static VIRTUAL_MACHINE: Shape = Shape::Struct(kubevirt::VIRTUAL_MACHINE);
 /// The values of a `map[string]string`.

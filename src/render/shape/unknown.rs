@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{PathSegment, Shape, VIRTUAL_MACHINE};
 use crate::profile::KubeVirtVersion;
-use crate::yaml::{FieldPath, Segment};
+use crate::yaml::FieldPath;
 
 /// Walks `value` along `shape`; `path` holds the segments above `value`, which are cloned only
 /// for the (rare) unknown fields.
@@ -21,7 +21,7 @@ fn walk<'v>(
                 path.push(PathSegment::Key(key));
                 match fields.iter().find(|field| field.json == key) {
                     Some(field) => walk(&field.shape, child, path, out),
-                    None => out.push(owned(path)),
+                    None => out.push(super::field_path(path)),
                 }
                 path.pop();
             }
@@ -37,17 +37,6 @@ fn walk<'v>(
     }
 }
 
-fn owned(path: &[PathSegment<'_>]) -> FieldPath {
-    FieldPath(
-        path.iter()
-            .map(|segment| match *segment {
-                PathSegment::Key(key) => Segment::Key(key.to_owned()),
-                PathSegment::Index(i) => Segment::Index(i),
-            })
-            .collect(),
-    )
-}
-
 /// Paths of the fields of `vm` that KubeVirt's `VirtualMachine` type does not have, in
 /// document order.
 pub(crate) fn unknown_fields(vm: &Value) -> Vec<FieldPath> {
@@ -61,14 +50,7 @@ pub(crate) fn sibling_fields(path: &FieldPath) -> Vec<&'static str> {
     let Some((_, parent)) = path.0.split_last() else {
         return Vec::new();
     };
-    let segments: Vec<super::PathSegment<'_>> = parent
-        .iter()
-        .map(|segment| match segment {
-            crate::yaml::Segment::Key(key) => super::PathSegment::Key(key),
-            crate::yaml::Segment::Index(i) => super::PathSegment::Index(*i),
-        })
-        .collect();
-    match super::shape_at(&segments) {
+    match super::shape_at(&super::segments(parent)) {
         Some(Shape::Struct(fields) | Shape::PtrStruct(fields)) => {
             fields.iter().map(|f| f.json).collect()
         }
