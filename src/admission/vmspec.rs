@@ -45,6 +45,7 @@ use serde_json::Value;
 use super::Cause;
 use crate::profile::ClusterProfile;
 use crate::quantity::Quantity;
+use crate::render::value::field;
 
 /// A field below the VMI template spec, as the webhook prints it.
 macro_rules! ts {
@@ -93,7 +94,7 @@ pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause
 
 fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter()
-        .try_fold(value, |node, key| node.get(key))
+        .try_fold(value, |node, key| field(node, key))
         .filter(|v| !v.is_null())
 }
 

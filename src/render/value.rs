@@ -4,6 +4,29 @@ use serde_json::{Map, Value};
 
 pub type Obj = Map<String, Value>;
 
+/// Objects up to this size are searched by comparing keys rather than hashing the key.
+const SCAN_LIMIT: usize = 12;
+
+/// `map[key]`. KubeVirt objects are small, and comparing a few short keys is cheaper than
+/// hashing one with the SipHash that `serde_json`'s maps are built with.
+#[inline]
+pub fn member<'a>(map: &'a Obj, key: &str) -> Option<&'a Value> {
+    if map.len() <= SCAN_LIMIT {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
+
+/// `value[key]` when `value` is an object; as `Value::get` with a string key.
+#[inline]
+pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(map) => member(map, key),
+        _ => None,
+    }
+}
+
 /// The object under `key`, created when absent. A value of another JSON type is replaced (the
 /// schema check reports such values; KubeVirt could not have decoded them).
 pub fn child<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Obj {
@@ -21,7 +44,7 @@ pub fn child<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Obj {
 
 /// The object under `key` if it is one.
 pub fn get_obj<'a>(parent: &'a Obj, key: &str) -> Option<&'a Obj> {
-    parent.get(key).and_then(Value::as_object)
+    member(parent, key).and_then(Value::as_object)
 }
 
 pub fn get_obj_mut<'a>(parent: &'a mut Obj, key: &str) -> Option<&'a mut Obj> {
@@ -30,28 +53,29 @@ pub fn get_obj_mut<'a>(parent: &'a mut Obj, key: &str) -> Option<&'a mut Obj> {
 
 /// Go's view of an optional pointer field: present and not null.
 pub fn is_set(parent: &Obj, key: &str) -> bool {
-    parent.get(key).is_some_and(|v| !v.is_null())
+    member(parent, key).is_some_and(|v| !v.is_null())
 }
 
 /// Go's view of a string field: the empty string when absent or not a string.
 pub fn str_of<'a>(parent: &'a Obj, key: &str) -> &'a str {
-    parent.get(key).and_then(Value::as_str).unwrap_or("")
+    member(parent, key).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Go's view of an unsigned number field: 0 when absent.
 pub fn u64_of(parent: &Obj, key: &str) -> u64 {
-    parent.get(key).and_then(Value::as_u64).unwrap_or(0)
+    member(parent, key).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// Go's view of a plain bool field.
 pub fn bool_of(parent: &Obj, key: &str) -> bool {
-    parent.get(key).and_then(Value::as_bool).unwrap_or(false)
+    member(parent, key)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// Go's view of a slice: empty when absent.
 pub fn list_len(parent: &Obj, key: &str) -> usize {
-    parent
-        .get(key)
+    member(parent, key)
         .and_then(Value::as_array)
         .map_or(0, Vec::len)
 }
@@ -74,7 +98,7 @@ pub fn list<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Vec<Value> {
 pub fn resource<'a>(domain: &'a Obj, list: &str, key: &str) -> Option<&'a Value> {
     get_obj(domain, "resources")
         .and_then(|r| get_obj(r, list))
-        .and_then(|m| m.get(key))
+        .and_then(|m| member(m, key))
 }
 
 /// Copies a preferred value into `target[key]` when the VM leaves it unset (nil for Go).
