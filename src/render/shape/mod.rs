@@ -236,6 +236,10 @@ type Canonical<'a> = &'a dyn Fn(&Value) -> Option<String>;
 /// Re-encodes the members of a struct: known fields in declaration order, then the unknown
 /// ones unchanged in their original order.
 fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical: Canonical<'_>) {
+    if in_declaration_order(object, fields) {
+        normalize_in_place(object, fields, canonical);
+        return;
+    }
     let mut given: Vec<Option<(String, Value)>> =
         std::mem::take(object).into_iter().map(Some).collect();
     for field in fields {
@@ -250,6 +254,54 @@ fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical
     }
     for (key, value) in given.into_iter().flatten() {
         object.insert(key, value);
+    }
+}
+
+/// Whether re-encoding keeps `object`'s keys where they are: its known fields come in
+/// declaration order before any unknown member, and no absent field would be printed.
+fn in_declaration_order(object: &Map<String, Value>, fields: &[Field]) -> bool {
+    let mut keys = object.keys().peekable();
+    for field in fields {
+        if keys.peek().is_some_and(|key| key.as_str() == field.json) {
+            keys.next();
+        } else if printed_when_absent(field) {
+            return false;
+        }
+    }
+    keys.all(|key| !fields.iter().any(|field| field.json == key))
+}
+
+fn printed_when_absent(field: &Field) -> bool {
+    match field.omit {
+        Omit::Never => true,
+        Omit::Empty => is_value_struct(&field.shape),
+        Omit::Zero => false,
+    }
+}
+
+/// `normalize_fields` for an object `in_declaration_order`: values are re-encoded where they
+/// stand and the omitted ones removed, without rebuilding the map.
+fn normalize_in_place(object: &mut Map<String, Value>, fields: &[Field], canonical: Canonical<'_>) {
+    let mut omitted = Vec::new();
+    let mut next = 0;
+    for (index, (key, value)) in object.iter_mut().enumerate() {
+        let Some(offset) = fields[next..].iter().position(|field| field.json == key) else {
+            break;
+        };
+        let field = &fields[next + offset];
+        next += offset + 1;
+        match encode_field(field, Some(std::mem::take(value)), canonical) {
+            Some(encoded) => *value = encoded,
+            None => omitted.push(index),
+        }
+    }
+    if !omitted.is_empty() {
+        let mut index = 0;
+        object.retain(|_, _| {
+            let keep = omitted.binary_search(&index).is_err();
+            index += 1;
+            keep
+        });
     }
 }
 
