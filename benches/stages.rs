@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
-use kvlint::analyze::{analyze_vm, is_vm};
+use kvlint::analyze::{Wanted, analyze_vm, is_vm};
 use kvlint::catalog_source::{Catalog, CatalogChoice, load_catalog};
 use kvlint::check::{Options, Report};
 use kvlint::k8s::{Index, Object};
@@ -198,7 +198,7 @@ fn rules(bencher: divan::Bencher<'_, '_>) {
         let repo = repo(prepared, &specs);
         vms(prepared)
             .map(|vm| {
-                analyze_vm(&repo, vm, &prepared.profile, false)
+                analyze_vm(&repo, vm, &prepared.profile, Wanted::default())
                     .findings
                     .len()
             })

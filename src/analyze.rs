@@ -600,13 +600,23 @@ fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
     Some((vm, FieldPath::parse("spec.virtualMachineTemplate")))
 }
 
-/// Analyzes one VM object; with `keep_rendered`, the report holds the rendered VM too.
+/// What a caller needs from the analysis beyond the findings.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wanted {
+    /// The rendered VM, in the report.
+    pub rendered: bool,
+    /// The fixes of drift findings (`kvlint fix`; other reports do not show them).
+    pub fixes: bool,
+}
+
+/// Analyzes one VM object.
 pub fn analyze_vm<'a>(
     repo: &Repo<'a>,
     object: &'a Object,
     profile: &ClusterProfile,
-    keep_rendered: bool,
+    wanted: Wanted,
 ) -> VmReport {
+    let keep_rendered = wanted.rendered;
     let Some((mut written, base)) = vm_json(object) else {
         return VmReport::default();
     };
@@ -683,13 +693,16 @@ pub fn analyze_vm<'a>(
             let drift = crate::drift::predict(&written, &mutation.vm, profile.version, own_name);
             let controller = crate::controller::predict(&written, &mutation.vm, specs, profile);
             for drift in drift.into_iter().chain(controller) {
-                let full = analysis.view.path(&drift.path);
-                let identity = format!(
-                    "{}/{}",
-                    object.namespace.as_deref().unwrap_or(""),
-                    object.name
-                );
-                let fix = crate::fix::for_drift(&drift, &full, &identity);
+                let fix = if wanted.fixes {
+                    let identity = format!(
+                        "{}/{}",
+                        object.namespace.as_deref().unwrap_or(""),
+                        object.name
+                    );
+                    crate::fix::for_drift(&drift, &analysis.view.path(&drift.path), &identity)
+                } else {
+                    None
+                };
                 let mut finding = analysis
                     .view
                     .finding(drift.rule, &drift.path, drift.message)

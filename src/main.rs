@@ -54,6 +54,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         keep_sources,
         schema_locations: input.schema_locations.clone(),
         skip_rendered: false,
+        with_fixes: false,
         batch_files: None,
     })
 }

@@ -35,6 +35,8 @@ pub struct Options {
     /// Do not build the rendered VMs (reports that show only findings): expand still runs,
     /// for the findings it produces.
     pub skip_rendered: bool,
+    /// Attach the fixes of drift findings (`kvlint fix`): no report shows them.
+    pub with_fixes: bool,
     /// Files per batch of the index and VM passes (tests use small batches).
     pub batch_files: Option<usize>,
 }

@@ -197,7 +197,7 @@ struct VmPass<'a> {
     locations: &'a SchemaLocations,
     kustomizations: &'a Kustomizations,
     load_options: &'a LoadOptions,
-    keep_rendered: bool,
+    wanted: analyze::Wanted,
 }
 
 /// The outcome of one file's VMs.
@@ -235,7 +235,7 @@ impl VmPass<'_> {
                 continue;
             }
             out.vms += 1;
-            let report = analyze::analyze_vm(&self.repo, object, self.profile, self.keep_rendered);
+            let report = analyze::analyze_vm(&self.repo, object, self.profile, self.wanted);
             out.findings.extend(report.findings);
             out.renders += usize::from(report.renders);
             out.rendered.extend(report.rendered);
@@ -384,7 +384,10 @@ fn stream_inputs(
         locations: &locations,
         kustomizations: &kustomizations,
         load_options: &load_options,
-        keep_rendered: !options.skip_rendered,
+        wanted: analyze::Wanted {
+            rendered: !options.skip_rendered,
+            fixes: options.with_fixes,
+        },
     };
     let mut summary = index.summary;
     let mut pending = index.pending;

@@ -383,6 +383,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             .map_or(ConfigChoice::None, ConfigChoice::File);
     }
     check_options.keep_sources = true;
+    check_options.with_fixes = true;
     let mut report = check::run(&check_options)?;
     let minor = report
         .profile
