@@ -5,10 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::profile::KubeVirtVersion;
 use crate::render::shape::{PathSegment, field_path, segments};
+use crate::render::value::{field, member};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
@@ -140,14 +141,14 @@ fn changed_leaves<'v>(
         (Value::Object(old), Value::Object(new)) => {
             for (key, was) in old {
                 path.push(PathSegment::Key(key));
-                match present(new.get(key)) {
+                match present(member(new, key)) {
                     Some(is) if !was.is_null() => changed_leaves(was, is, path, out),
                     _ => leaves(was, path, out),
                 }
                 path.pop();
             }
             for (key, is) in new {
-                if present(old.get(key)).is_none() {
+                if present(member(old, key)).is_none() {
                     path.push(PathSegment::Key(key));
                     leaves(is, path, out);
                     path.pop();
@@ -202,7 +203,7 @@ fn at<'v>(value: &'v Value, path: &FieldPath) -> Option<&'v Value> {
     path.0
         .iter()
         .try_fold(value, |node, segment| match segment {
-            Segment::Key(key) => node.get(key),
+            Segment::Key(key) => field(node, key),
             Segment::Index(i) => node.get(*i),
         })
 }
@@ -280,17 +281,20 @@ fn widest_path(
     sides: (&Value, &Value),
     changed: &[(FieldPath, &'static Rule)],
 ) -> FieldPath {
-    let mut best = leaf.clone();
+    let steps = segments(&leaf.0);
+    let chains = [ancestors(sides.0, &steps), ancestors(sides.1, &steps)];
+    let mut best = steps.len();
     let mut best_count = 1;
-    let mut candidate = leaf.clone();
-    while candidate.0.len() > 2 {
-        candidate.0.pop();
-        let mut under: Vec<usize> = Vec::new();
-        let all_changed = [sides.0, sides.1].into_iter().all(|side| {
-            let Some(value) = at(side, &candidate) else {
+    let mut path = Vec::with_capacity(steps.len() + 8);
+    let mut under: Vec<usize> = Vec::new();
+    for depth in (2..steps.len()).rev() {
+        under.clear();
+        let all_changed = chains.iter().all(|chain| {
+            let Some(value) = chain[depth] else {
                 return true;
             };
-            let mut path = segments(&candidate.0);
+            path.clear();
+            path.extend_from_slice(&steps[..depth]);
             each_leaf(value, &mut path, &mut |steps| match changed
                 .binary_search_by(|(path, _)| compare(path, steps))
             {
@@ -307,31 +311,39 @@ fn widest_path(
         under.sort_unstable();
         under.dedup();
         if under.len() > best_count {
-            best = candidate.clone();
+            best = depth;
             best_count = under.len();
         }
     }
-    best
+    FieldPath(leaf.0[..best].to_vec())
+}
+
+/// The values at every prefix of `steps` (`[0]` is `root` itself), `None` past a missing one.
+fn ancestors<'v>(root: &'v Value, steps: &[PathSegment<'_>]) -> Vec<Option<&'v Value>> {
+    let mut chain = Vec::with_capacity(steps.len() + 1);
+    let mut node = Some(root);
+    chain.push(node);
+    for step in steps {
+        node = node.and_then(|value| match *step {
+            PathSegment::Key(key) => field(value, key),
+            PathSegment::Index(i) => value.get(i),
+        });
+        chain.push(node);
+    }
+    chain
 }
 
 /// A YAML snippet that sets `path` to `value` (what to commit).
 pub(crate) fn snippet(path: &FieldPath, value: &Value) -> String {
-    let mut nested = value.clone();
-    for segment in path.0.iter().rev() {
-        nested = match segment {
-            Segment::Key(key) => {
-                let mut map = Map::new();
-                map.insert(key.clone(), nested);
-                Value::Object(map)
-            }
-            Segment::Index(i) => {
-                let mut map = Map::new();
-                map.insert(format!("[{i}]"), nested);
-                Value::Object(map)
-            }
-        };
-    }
-    crate::output::yaml::to_yaml(&nested)
+    let keys: Vec<std::borrow::Cow<'_, str>> = path
+        .0
+        .iter()
+        .map(|segment| match segment {
+            Segment::Key(key) => key.as_str().into(),
+            Segment::Index(i) => format!("[{i}]").into(),
+        })
+        .collect();
+    crate::output::yaml::nested_to_yaml(&keys, value)
 }
 
 fn describe(value: Option<&Value>) -> String {

@@ -22,17 +22,37 @@ pub fn to_yaml(value: &Value) -> String {
     out
 }
 
+/// `to_yaml` of `value` nested in single-key maps, `keys` outermost first, without building
+/// them.
+pub fn nested_to_yaml<K: AsRef<str>>(keys: &[K], value: &Value) -> String {
+    let Some((last, parents)) = keys.split_last() else {
+        return to_yaml(value);
+    };
+    let mut out = String::new();
+    for (depth, key) in parents.iter().enumerate() {
+        indent(&mut out, depth * 2);
+        push_key(&mut out, key.as_ref());
+        out.push_str(":\n");
+    }
+    let level = parents.len() * 2;
+    indent(&mut out, level);
+    push_key(&mut out, last.as_ref());
+    out.push(':');
+    write_value_after_key(&mut out, value, level);
+    out
+}
+
 fn indent(out: &mut String, level: usize) {
     for _ in 0..level {
         out.push(' ');
     }
 }
 
-fn key_text(key: &str) -> String {
+fn push_key(out: &mut String, key: &str) {
     if is_plain_safe(key) {
-        key.to_owned()
+        out.push_str(key);
     } else {
-        quoted(key)
+        out.push_str(&quoted(key));
     }
 }
 
@@ -83,7 +103,7 @@ fn scalar_text(value: &Value, level: usize) -> String {
 fn write_map(out: &mut String, map: &serde_json::Map<String, Value>, level: usize) {
     for (key, value) in map {
         indent(out, level);
-        out.push_str(&key_text(key));
+        push_key(out, key);
         out.push(':');
         write_value_after_key(out, value, level);
     }
@@ -120,7 +140,7 @@ fn write_seq(out: &mut String, items: &[Value], level: usize) {
                     } else {
                         indent(out, level + 2);
                     }
-                    out.push_str(&key_text(key));
+                    push_key(out, key);
                     out.push(':');
                     write_value_after_key(out, value, level + 2);
                 }
