@@ -57,21 +57,27 @@ fn top_level_value(rest: &str) -> &str {
 /// `kind: VirtualMachine`, each exactly once. Anything else (flow style, JSON, several kinds)
 /// is parsed in the first pass.
 fn looks_like_vm(document: DocumentText<'_>) -> bool {
-    let (mut kind, mut api_version) = (None, None);
-    for line in document.text.lines() {
-        let slot = if let Some(rest) = line.strip_prefix("kind:") {
-            (&mut kind, rest)
-        } else if let Some(rest) = line.strip_prefix("apiVersion:") {
-            (&mut api_version, rest)
-        } else {
-            continue;
-        };
-        if slot.0.is_some() {
-            return false;
-        }
-        *slot.0 = Some(top_level_value(slot.1));
+    let (Some(kind), Some(api_version)) = (
+        only_top_level_value(document.text, "kind:"),
+        only_top_level_value(document.text, "apiVersion:"),
+    ) else {
+        return false;
+    };
+    kind == "VirtualMachine" && api_version.starts_with("kubevirt.io/")
+}
+
+/// The value of the one column-0 line that starts with `key`; `None` when there is no such line
+/// or more than one.
+fn only_top_level_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+    let mut lines = memchr::memmem::find_iter(text.as_bytes(), key.as_bytes())
+        .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n');
+    let at = lines.next()?;
+    if lines.next().is_some() {
+        return None;
     }
-    kind == Some("VirtualMachine") && api_version.is_some_and(|v| v.starts_with("kubevirt.io/"))
+    let rest = &text[at + key.len()..];
+    let line = memchr::memchr(b'\n', rest.as_bytes()).map_or(rest, |end| &rest[..end]);
+    Some(top_level_value(line))
 }
 
 /// Whether the VM documents of a file may be left for the VM pass: it can be read again, and
@@ -81,9 +87,13 @@ fn may_defer(input: &Input, text: &str, options: &LoadOptions) -> bool {
     matches!(input, Input::File { .. })
         && !options.keep_sources
         && !k8s::is_kustomization_file(input.display())
-        && !text.contains("kvlint:")
-        && !text.contains("config.kubernetes.io/origin")
-        && (!text.contains("{{") || !text.contains("}}"))
+        && !contains(text, "kvlint:")
+        && !contains(text, "config.kubernetes.io/origin")
+        && (!contains(text, "{{") || !contains(text, "}}"))
+}
+
+fn contains(text: &str, needle: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some()
 }
 
 type ParsedDocument = Result<Document, DocumentError>;

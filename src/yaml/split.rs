@@ -41,7 +41,11 @@ pub(super) fn split_documents<'a>(text: &'a str) -> Vec<Chunk<'a>> {
             });
         }
     };
-    for line in text.split_inclusive('\n') {
+    let bytes = text.as_bytes();
+    let ends = memchr::memchr_iter(b'\n', bytes).map(|newline| newline + 1);
+    let last = (!text.ends_with('\n') && !text.is_empty()).then_some(text.len());
+    for end in ends.chain(last) {
+        let line = &text[offset..end];
         if offset > start && is_marker(line, "---") {
             push(&mut chunks, start, offset, start_line, start_index);
             start_index += char_count(&text[start..offset]);
