@@ -4,21 +4,26 @@
 use super::node::Value;
 
 /// How go-yaml v2 (YAML 1.1) resolves a plain scalar.
-pub(super) fn resolve_yaml11(text: &str) -> Value {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+/// The YAML 1.1 words (null, booleans, NaN and infinities) and what they read as.
+fn yaml11_word(text: &str) -> Option<Value> {
+    Some(match text {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
-            return Value::Bool(true);
+            Value::Bool(true)
         }
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
-            return Value::Bool(false);
+            Value::Bool(false)
         }
-        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Value::Float(f64::INFINITY);
-        }
-        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
-        _ => {}
+        ".nan" | ".NaN" | ".NAN" => Value::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Value::Float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => Value::Float(f64::NEG_INFINITY),
+        _ => return None,
+    })
+}
+
+pub(super) fn resolve_yaml11(text: &str) -> Value {
+    if let Some(word) = yaml11_word(text) {
+        return word;
     }
     let first = text.as_bytes()[0];
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
@@ -243,6 +248,11 @@ pub fn is_plain_safe(text: &str) -> bool {
     if text.starts_with("---") || text.starts_with("...") {
         return false;
     }
+    // As in `resolve_plain`: without a leading digit, sign or dot only a word reads as another
+    // type, and YAML 1.2's words are YAML 1.1 words too.
+    if !(first.is_ascii_digit() || matches!(first, '+' | '.')) {
+        return yaml11_word(text).is_none();
+    }
     matches!(resolve_yaml11(text), Value::Str(_)) && matches!(resolve_yaml12(text), Value::Str(_))
 }
 
@@ -250,51 +260,52 @@ pub fn is_plain_safe(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    const SHORTCUT_SAMPLES: [&str; 40] = [
+        "",
+        "~",
+        "null",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "y",
+        "true",
+        "False",
+        ".nan",
+        ".inf",
+        "-.inf",
+        "+.INF",
+        "0",
+        "012",
+        "0o12",
+        "0x1F",
+        "0b101",
+        "-1",
+        "+1",
+        "1_000",
+        "1e3",
+        "1e309",
+        ".5",
+        "-.5",
+        "5.",
+        "q35",
+        "u1.medium",
+        "2Gi",
+        "Always",
+        "abc",
+        "_x",
+        "a1",
+        "Ω",
+        "1Gi",
+        "- x",
+        ".hidden",
+        "+x",
+        "-x",
+    ];
+
     #[test]
     fn the_string_shortcut_agrees_with_both_readings() {
-        let samples = [
-            "",
-            "~",
-            "null",
-            "yes",
-            "no",
-            "on",
-            "off",
-            "y",
-            "true",
-            "False",
-            ".nan",
-            ".inf",
-            "-.inf",
-            "+.INF",
-            "0",
-            "012",
-            "0o12",
-            "0x1F",
-            "0b101",
-            "-1",
-            "+1",
-            "1_000",
-            "1e3",
-            "1e309",
-            ".5",
-            "-.5",
-            "5.",
-            "q35",
-            "u1.medium",
-            "2Gi",
-            "Always",
-            "abc",
-            "_x",
-            "a1",
-            "Ω",
-            "1Gi",
-            "- x",
-            ".hidden",
-            "+x",
-            "-x",
-        ];
-        for text in samples {
+        for text in SHORTCUT_SAMPLES {
             let v11 = resolve_yaml11(text);
             let v12 = resolve_yaml12(text);
             let expected = if same(&v11, &v12) {
@@ -311,6 +322,24 @@ mod tests {
                 );
             } else {
                 assert_eq!(got, expected, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn plain_safety_shortcut_agrees_with_both_readings() {
+        let both_read_a_string = |text: &str| {
+            matches!(resolve_yaml11(text), Value::Str(_))
+                && matches!(resolve_yaml12(text), Value::Str(_))
+        };
+        for text in SHORTCUT_SAMPLES
+            .into_iter()
+            .chain(["spec", "On", "Null", "n", "[0]"])
+        {
+            let structural =
+                text.is_empty() || text.starts_with(['-', '[', ' ']) || text.contains(": ");
+            if !structural {
+                assert_eq!(is_plain_safe(text), both_read_a_string(text), "{text}");
             }
         }
     }
