@@ -183,7 +183,7 @@ fn render(bencher: divan::Bencher<'_, '_>) {
                     instancetype: instancetype.as_deref().and_then(|r| r.as_ref().ok()),
                     preference: preference.as_deref().and_then(|r| r.as_ref().ok()),
                 };
-                kvlint::render::expand(vm, specs, true, &prepared.profile).is_ok()
+                kvlint::render::expand(vm.clone(), specs, true, &prepared.profile).is_ok()
             })
             .count()
     });

@@ -681,18 +681,34 @@ pub fn analyze_vm<'a>(
     }
     let runtime = crate::runtime::vm_findings(object, &analysis.view.base, &written);
     analysis.findings.extend(runtime);
-    if mutation.refusal.is_none() {
+    let admitted = mutation.refusal.is_none();
+    // Rendering follows expand of the VM as written; inferred VMs follow the stored VM.
+    let follow_stored = mutation.inferred && admitted;
+    let mut stored_for_render = None;
+    if admitted {
         let find_errors = FindErrors {
             instancetype: instancetype.error_text(),
             preference: preference.error_text(),
         };
-        let rejections = validate::validate(judged, specs, &find_errors, profile, true);
-        // Only an admitted VM is stored, so only it can drift.
+        // Drift is predicted before validation takes the stored VM over; only an admitted VM
+        // is stored, so it is reported only when validation accepts the VM.
+        let own_name = (object.kind == "VirtualMachine").then_some(object.name.as_str());
+        let drifts: Vec<crate::drift::Drift> =
+            crate::drift::predict(&written, &mutation.vm, profile.version, own_name)
+                .into_iter()
+                .chain(crate::controller::predict(
+                    &written,
+                    &mutation.vm,
+                    specs,
+                    profile,
+                ))
+                .collect();
+        if follow_stored {
+            stored_for_render = Some(mutation.vm.clone());
+        }
+        let rejections = validate::validate(mutation.vm, specs, &find_errors, profile, true);
         if rejections.is_empty() {
-            let own_name = (object.kind == "VirtualMachine").then_some(object.name.as_str());
-            let drift = crate::drift::predict(&written, &mutation.vm, profile.version, own_name);
-            let controller = crate::controller::predict(&written, &mutation.vm, specs, profile);
-            for drift in drift.into_iter().chain(controller) {
+            for drift in drifts {
                 let fix = if wanted.fixes {
                     let identity = format!(
                         "{}/{}",
@@ -726,13 +742,6 @@ pub fn analyze_vm<'a>(
         };
     }
 
-    // Rendering follows expand of the VM as written; inferred VMs follow the stored VM.
-    let follow_stored = mutation.inferred && mutation.refusal.is_none();
-    let render_input = if follow_stored {
-        &mutation.vm
-    } else {
-        &written
-    };
     let unresolved = matches!(
         instancetype,
         Resolution::Failed(_) | Resolution::Invalid { .. }
@@ -743,7 +752,7 @@ pub fn analyze_vm<'a>(
     if unresolved {
         // A refused VM already has its error; an unresolvable matcher is then a consequence
         // (e.g. inferFromVolume that the refused request never resolved).
-        if profile.version.at_least(1, 6) && mutation.refusal.is_none() {
+        if profile.version.at_least(1, 6) && admitted {
             analysis.report_unresolved(MatcherRole::Instancetype, &instancetype);
             analysis.report_unresolved(MatcherRole::Preference, &preference);
         }
@@ -753,7 +762,19 @@ pub fn analyze_vm<'a>(
             renders: false,
         };
     }
-    let rendered = match render::expand(render_input, specs, has_matchers(render_input), profile) {
+    let (render_input, written_for_strip) = match stored_for_render {
+        Some(stored) => (stored, Some(written)),
+        None => (written, None),
+    };
+    let matchers = has_matchers(&render_input);
+    if !matchers && !keep_rendered {
+        return VmReport {
+            findings: analysis.findings,
+            rendered: None,
+            renders: true,
+        };
+    }
+    let rendered = match render::expand(render_input, specs, matchers, profile) {
         Ok(_) if !keep_rendered => {
             return VmReport {
                 findings: analysis.findings,
@@ -764,8 +785,8 @@ pub fn analyze_vm<'a>(
         Ok(mut value) => {
             render::shape::prune_unknown(&mut value, profile.version);
             render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
-            if follow_stored {
-                strip_webhook_only(&mut value, &written);
+            if let Some(written) = &written_for_strip {
+                strip_webhook_only(&mut value, written);
             }
             Some(value)
         }

@@ -143,7 +143,7 @@ fn revision_name_written(
 
 /// Expand as the controller runs it, with the result as kvlint renders VMs.
 fn expand(vm: &Value, specs: Specs<'_>, profile: &ClusterProfile) -> Option<Value> {
-    let mut expanded = render::expand(vm, specs, true, profile).ok()?;
+    let mut expanded = render::expand(vm.clone(), specs, true, profile).ok()?;
     render::shape::prune_unknown(&mut expanded, profile.version);
     render::shape::normalize_vm(&mut expanded, &|v| crate::quantity::canonical_json(v));
     Some(expanded)

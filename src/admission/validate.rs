@@ -36,7 +36,7 @@ pub struct FindErrors {
 
 /// Validates `vm` (already mutated) with the specs its matchers resolved to.
 pub fn validate(
-    vm: &Value,
+    vm: Value,
     specs: Specs<'_>,
     find_errors: &FindErrors,
     profile: &ClusterProfile,
@@ -68,7 +68,7 @@ pub fn validate(
             return refusals;
         }
     }
-    let mut copy = vm.clone();
+    let mut copy = vm;
     if specs.instancetype.is_some() || specs.preference.is_some() {
         if let (Some(instancetype), Some(preference)) = (specs.instancetype, specs.preference)
             && let Some(rejection) = spread_rejection(instancetype, preference)

@@ -101,12 +101,12 @@ pub fn with_template<R>(vm: &mut Value, edit: impl FnOnce(&mut Obj, &mut Obj) ->
 /// Expand (apply.md §6.1): the VM with its instance type and preference applied, defaulted,
 /// and without matchers. A VM without matchers comes back unchanged.
 pub fn expand(
-    vm: &Value,
+    vm: Value,
     specs: Specs<'_>,
     has_matchers: bool,
     profile: &ClusterProfile,
 ) -> Result<Value, ExpandError> {
-    let mut expanded = vm.clone();
+    let mut expanded = vm;
     if !has_matchers {
         return Ok(expanded);
     }
@@ -172,7 +172,7 @@ mod tests {
             instancetype: Some(&instancetype),
             preference: None,
         };
-        let error = expand(&vm, specs, true, &ClusterProfile::default()).unwrap_err();
+        let error = expand(vm, specs, true, &ClusterProfile::default()).unwrap_err();
         assert_eq!(
             error.message(),
             "VM field(s) spec.template.spec.nodeSelector, spec.template.spec.schedulerName, spec.template.spec.domain.resources.requests.cpu, spec.template.spec.domain.resources.limits.cpu, spec.template.spec.domain.cpu.sockets, spec.template.spec.domain.cpu.cores, spec.template.spec.domain.cpu.model, spec.template.spec.domain.memory.guest, spec.template.spec.domain.ioThreadsPolicy, spec.template.spec.domain.devices.gpus, spec.template.spec.domain.devices.hostDevices, annotations.b conflicts with selected instance type"
@@ -182,7 +182,13 @@ mod tests {
     #[test]
     fn a_vm_without_matchers_comes_back_unchanged() {
         let vm = json!({"spec": {"template": {"spec": {"domain": {"devices": {}}}}}});
-        let out = expand(&vm, Specs::default(), false, &ClusterProfile::default()).unwrap();
+        let out = expand(
+            vm.clone(),
+            Specs::default(),
+            false,
+            &ClusterProfile::default(),
+        )
+        .unwrap();
         assert_eq!(out, vm);
     }
 }
