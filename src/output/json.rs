@@ -124,13 +124,13 @@ impl<W: std::io::Write> JsonStream<W> {
         if let Err(err) = serde_json::to_writer_pretty(&mut buffer, value) {
             self.failed.get_or_insert(std::io::Error::other(err));
         }
-        for (i, line) in buffer.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                self.write(b"\n");
-                self.write(indent);
-            }
-            self.write(line);
+        let mut start = 0;
+        for newline in memchr::memchr_iter(b'\n', &buffer) {
+            self.write(&buffer[start..=newline]);
+            self.write(indent);
+            start = newline + 1;
         }
+        self.write(&buffer[start..]);
         self.buffer = buffer;
     }
 

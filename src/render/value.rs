@@ -18,6 +18,18 @@ pub fn member<'a>(map: &'a Obj, key: &str) -> Option<&'a Value> {
     }
 }
 
+/// `map[key]`, mutably (see `member`).
+#[inline]
+pub fn member_mut<'a>(map: &'a mut Obj, key: &str) -> Option<&'a mut Value> {
+    if map.len() <= SCAN_LIMIT {
+        map.iter_mut()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    } else {
+        map.get_mut(key)
+    }
+}
+
 /// `value[key]` when `value` is an object; as `Value::get` with a string key.
 #[inline]
 pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -30,14 +42,12 @@ pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 /// The object under `key`, created when absent. A value of another JSON type is replaced (the
 /// schema check reports such values; KubeVirt could not have decoded them).
 pub fn child<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Obj {
-    let slot = parent
-        .entry(key.to_owned())
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
+    if !member(parent, key).is_some_and(Value::is_object) {
+        // Replaces a value of another type where it stands, or appends the new object.
+        parent.insert(key.to_owned(), Value::Object(Map::new()));
     }
-    match slot {
-        Value::Object(map) => map,
+    match member_mut(parent, key) {
+        Some(Value::Object(map)) => map,
         _ => unreachable!("just made an object"),
     }
 }
@@ -48,7 +58,7 @@ pub fn get_obj<'a>(parent: &'a Obj, key: &str) -> Option<&'a Obj> {
 }
 
 pub fn get_obj_mut<'a>(parent: &'a mut Obj, key: &str) -> Option<&'a mut Obj> {
-    parent.get_mut(key).and_then(Value::as_object_mut)
+    member_mut(parent, key).and_then(Value::as_object_mut)
 }
 
 /// Go's view of an optional pointer field: present and not null.
