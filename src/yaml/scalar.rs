@@ -204,6 +204,23 @@ pub(super) fn resolve_plain(text: &str) -> (Value, Option<Value>) {
     }
 }
 
+/// Whether `text` has neither `: ` nor ` #` in it, nor a control or line-breaking character.
+fn has_no_indicator_or_control(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let indicator = bytes
+        .windows(2)
+        .any(|pair| matches!(pair, [b':', b' '] | [b' ', b'#']));
+    if indicator {
+        return false;
+    }
+    if text.is_ascii() {
+        return !bytes.iter().any(|b| b.is_ascii_control());
+    }
+    !text
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '\u{feff}' | '\u{85}' | '\u{2028}' | '\u{2029}'))
+}
+
 /// Whether `text` can be written as a plain (unquoted) scalar and still be read back as this
 /// string by both YAML 1.1 and YAML 1.2.
 pub fn is_plain_safe(text: &str) -> bool {
@@ -236,13 +253,7 @@ pub fn is_plain_safe(text: &str) -> bool {
     ) {
         return false;
     }
-    if text.contains(": ") || text.contains(" #") || text.ends_with(':') {
-        return false;
-    }
-    if text
-        .chars()
-        .any(|c| c.is_control() || matches!(c, '\u{feff}' | '\u{85}' | '\u{2028}' | '\u{2029}'))
-    {
+    if text.ends_with(':') || !has_no_indicator_or_control(text) {
         return false;
     }
     if text.starts_with("---") || text.starts_with("...") {
@@ -341,6 +352,27 @@ mod tests {
             if !structural {
                 assert_eq!(is_plain_safe(text), both_read_a_string(text), "{text}");
             }
+        }
+    }
+
+    #[test]
+    fn plain_safety_rejects_indicators_and_controls() {
+        for (text, safe) in [
+            ("a:b", true),
+            ("a: b", false),
+            ("a#b", true),
+            ("a #b", false),
+            ("tab\there", false),
+            ("bell\u{7}", false),
+            ("é:x", true),
+            ("é: x", false),
+            ("é #x", false),
+            ("line\u{2028}", false),
+            ("next\u{85}", false),
+            ("bom\u{feff}", false),
+            ("ünïcode", true),
+        ] {
+            assert_eq!(is_plain_safe(text), safe, "{text:?}");
         }
     }
 
