@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::profile::KubeVirtVersion;
 use crate::render::shape::{PathSegment, field_path, segments};
-use crate::render::value::{field, member};
+use crate::render::value::{at_keys, field, member};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
@@ -223,8 +223,7 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
     let k = keys(path);
     match k.as_slice() {
         ["spec", matcher @ ("instancetype" | "preference"), ..] => {
-            let infers = written
-                .pointer(&format!("/spec/{matcher}/inferFromVolume"))
+            let infers = at_keys(written, &["spec", matcher, "inferFromVolume"])
                 .and_then(Value::as_str)
                 .is_some_and(|v| !v.is_empty());
             if infers {
@@ -236,9 +235,11 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
             }
         }
         ["spec", "template", "spec", "domain", "memory", ..]
-            if written
-                .pointer("/spec/instancetype/inferFromVolumeFailurePolicy")
-                .and_then(Value::as_str)
+            if at_keys(
+                written,
+                &["spec", "instancetype", "inferFromVolumeFailurePolicy"],
+            )
+            .and_then(Value::as_str)
                 == Some("Ignore") =>
         {
             &rules::INFERENCE_REWRITTEN

@@ -7,6 +7,7 @@ use crate::diag::Finding;
 use crate::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
+use crate::render::value::at_keys;
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
@@ -134,9 +135,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             ).with_fix(Some(fix::drop_inference(&within(base, &format!("spec.{}", role.field()))))));
         }
     }
-    if let Some(annotations) = vm
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object)
+    if let Some(annotations) = at_keys(vm, &["metadata", "annotations"]).and_then(Value::as_object)
     {
         for key in annotations
             .keys()
@@ -152,7 +151,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             ).with_fix(Some(fix::remove(&within(base, "metadata.annotations").key(key)))));
         }
     }
-    if vm.pointer("/spec/running").is_some_and(|r| !r.is_null()) {
+    if at_keys(vm, &["spec", "running"]).is_some_and(|r| !r.is_null()) {
         out.push(finding(
             object,
             base,
@@ -160,7 +159,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             &FieldPath::parse("spec.running"),
             "spec.running is deprecated, please use spec.runStrategy instead.".to_owned(),
             "replace `running: true` with `runStrategy: Always` and `running: false` with `runStrategy: Halted`",
-        ).with_fix(vm.pointer("/spec/running").and_then(|running| fix::running_to_run_strategy(&within(base, "spec.running"), running))));
+        ).with_fix(at_keys(vm, &["spec", "running"]).and_then(|running| fix::running_to_run_strategy(&within(base, "spec.running"), running))));
     }
     out
 }

@@ -7,7 +7,7 @@ use super::Cause;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
 use crate::profile::ClusterProfile;
-use crate::render::value::{Obj, child, get_obj, str_of};
+use crate::render::value::{Obj, at_keys, at_keys_mut, child, get_obj, str_of};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};
 
@@ -122,10 +122,7 @@ pub fn mutate(
             inferred: false,
         };
     }
-    if vm_json
-        .pointer("/metadata/deletionTimestamp")
-        .is_some_and(|v| !v.is_null())
-    {
+    if at_keys(vm_json, &["metadata", "deletionTimestamp"]).is_some_and(|v| !v.is_null()) {
         return Mutation {
             vm: out,
             refusal: None,
@@ -219,7 +216,7 @@ fn apply_preference_writes(
     let Some(matcher) = matcher_of(out, MatcherRole::Preference) else {
         return;
     };
-    let status_ref = out.pointer("/status/preferenceRef").cloned();
+    let status_ref = at_keys(out, &["status", "preferenceRef"]).cloned();
     let Ok(found) = resolve::find(
         repo,
         vm,
@@ -267,9 +264,8 @@ fn apply_preference_writes(
     } else {
         &["pvc"]
     };
-    if let Some(templates) = out
-        .pointer_mut("/spec/dataVolumeTemplates")
-        .and_then(Value::as_array_mut)
+    if let Some(templates) =
+        at_keys_mut(out, &["spec", "dataVolumeTemplates"]).and_then(Value::as_array_mut)
     {
         for template in templates {
             for kind in kinds {
@@ -330,9 +326,8 @@ fn apply_vm_defaults(repo: &Repo<'_>, vm: &Object, out: &mut Value, profile: &Cl
             ),
             (MatcherRole::Preference, "virtualmachineclusterpreference"),
         ] {
-            if let Some(matcher) = out
-                .pointer_mut(&format!("/spec/{}", role.field()))
-                .and_then(Value::as_object_mut)
+            if let Some(matcher) =
+                at_keys_mut(out, &["spec", role.field()]).and_then(Value::as_object_mut)
                 && str_of(matcher, "kind").is_empty()
             {
                 matcher.insert("kind".to_owned(), kind.into());
@@ -342,8 +337,7 @@ fn apply_vm_defaults(repo: &Repo<'_>, vm: &Object, out: &mut Value, profile: &Cl
 }
 
 fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> Option<String> {
-    if !out
-        .pointer("/spec/template/spec/architecture")
+    if !at_keys(out, &["spec", "template", "spec", "architecture"])
         .and_then(Value::as_str)
         .unwrap_or("")
         .is_empty()
@@ -351,11 +345,9 @@ fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> 
         return None;
     }
     let namespace = vm.namespace.as_deref().unwrap_or("default");
-    let templates = out
-        .pointer("/spec/dataVolumeTemplates")
-        .and_then(Value::as_array)?;
+    let templates = at_keys(out, &["spec", "dataVolumeTemplates"]).and_then(Value::as_array)?;
     for template in templates {
-        let Some(source_ref) = template.pointer("/spec/sourceRef") else {
+        let Some(source_ref) = at_keys(template, &["spec", "sourceRef"]) else {
             continue;
         };
         if !source_ref

@@ -39,6 +39,20 @@ pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     }
 }
 
+/// The value under the object keys `path`, as `Value::pointer` for a path of plain keys, without
+/// its unescaping allocations or hashing.
+pub fn at_keys<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(value, |node, key| field(node, key))
+}
+
+/// `at_keys`, mutably.
+pub fn at_keys_mut<'a>(value: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
+    path.iter().try_fold(value, |node, key| match node {
+        Value::Object(map) => member_mut(map, key),
+        _ => None,
+    })
+}
+
 /// The object under `key`, created when absent. A value of another JSON type is replaced (the
 /// schema check reports such values; KubeVirt could not have decoded them).
 pub fn child<'a>(parent: &'a mut Obj, key: &str) -> &'a mut Obj {
