@@ -276,12 +276,12 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
 /// The highest ancestor of `leaf` (below `spec`) whose leaves all changed for the same rule and
 /// that groups more than one change (so `firmware` for uuid and serial, but a lone annotation
 /// stays at its own path). `changed` is sorted by path.
-fn widest_path(
-    leaf: &FieldPath,
+fn widest_path<'p>(
+    leaf: &'p FieldPath,
     rule: &'static Rule,
     sides: (&Value, &Value),
     changed: &[(FieldPath, &'static Rule)],
-) -> FieldPath {
+) -> &'p [Segment] {
     let steps = segments(&leaf.0);
     let chains = [ancestors(sides.0, &steps), ancestors(sides.1, &steps)];
     let mut best = steps.len();
@@ -316,7 +316,7 @@ fn widest_path(
             best_count = under.len();
         }
     }
-    FieldPath(leaf.0[..best].to_vec())
+    &leaf.0[..best]
 }
 
 /// The values at every prefix of `steps` (`[0]` is `root` itself), `None` past a missing one.
@@ -519,7 +519,7 @@ pub fn predict(
             (leaf, rule)
         })
         .collect();
-    let widened: BTreeSet<(FieldPath, &'static str)> = changed
+    let mut widened: Vec<(&[Segment], &'static str)> = changed
         .iter()
         .map(|(leaf, rule)| {
             (
@@ -528,19 +528,21 @@ pub fn predict(
             )
         })
         .collect();
+    widened.sort_unstable();
+    widened.dedup();
     let mut out = Vec::new();
-    for (path, code) in &widened {
+    for &(path, code) in &widened {
         if widened
             .iter()
-            .any(|(other, _)| other != path && path.starts_with(other))
+            .any(|(other, _)| *other != path && path.starts_with(other))
         {
             continue;
         }
         let rule = changed
             .iter()
-            .find(|(leaf, r)| r.code == *code && leaf.starts_with(path))
+            .find(|(leaf, r)| r.code == code && leaf.0.starts_with(path))
             .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, r)| *r);
-        let path = path.clone();
+        let path = FieldPath(path.to_vec());
         let written = at(before, &path).cloned();
         let stored = at(after, &path).cloned();
         let (message, help) = explain(

@@ -242,6 +242,7 @@ fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical
     }
     let mut given: Vec<Option<(String, Value)>> =
         std::mem::take(object).into_iter().map(Some).collect();
+    *object = Map::with_capacity(given.len() + 2);
     for field in fields {
         let (key, value) = given
             .iter_mut()
