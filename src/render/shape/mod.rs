@@ -20,6 +20,7 @@
 //! (Go would also accept other letter cases), and values of the wrong JSON type are left as
 //! they are rather than failing the whole decode. Nothing here panics on any input.
 
+use crate::render::value::same_key;
 use serde_json::{Map, Value};
 
 mod cdi;
@@ -219,7 +220,7 @@ pub(crate) fn shape_at(path: &[PathSegment<'_>]) -> Option<&'static Shape> {
     for segment in path {
         shape = match (shape, segment) {
             (Shape::Struct(fields) | Shape::PtrStruct(fields), PathSegment::Key(key)) => {
-                &fields.iter().find(|field| field.json == *key)?.shape
+                &fields.iter().find(|field| same_key(field.json, key))?.shape
             }
             (Shape::Slice(element), PathSegment::Index(_)) => element,
             (Shape::StringMap, PathSegment::Key(_)) => &MAP_STRING,
@@ -246,7 +247,11 @@ fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical
     for field in fields {
         let (key, value) = given
             .iter_mut()
-            .find(|entry| entry.as_ref().is_some_and(|(key, _)| key == field.json))
+            .find(|entry| {
+                entry
+                    .as_ref()
+                    .is_some_and(|(key, _)| same_key(key, field.json))
+            })
             .and_then(Option::take)
             .map_or((None, None), |(key, value)| (Some(key), Some(value)));
         if let Some(value) = encode_field(field, value, canonical) {
@@ -263,13 +268,13 @@ fn normalize_fields(object: &mut Map<String, Value>, fields: &[Field], canonical
 fn in_declaration_order(object: &Map<String, Value>, fields: &[Field]) -> bool {
     let mut keys = object.keys().peekable();
     for field in fields {
-        if keys.peek().is_some_and(|key| key.as_str() == field.json) {
+        if keys.peek().is_some_and(|key| same_key(key, field.json)) {
             keys.next();
         } else if printed_when_absent(field) {
             return false;
         }
     }
-    keys.all(|key| !fields.iter().any(|field| field.json == key))
+    keys.all(|key| !fields.iter().any(|field| same_key(field.json, key)))
 }
 
 fn printed_when_absent(field: &Field) -> bool {
@@ -286,7 +291,10 @@ fn normalize_in_place(object: &mut Map<String, Value>, fields: &[Field], canonic
     let mut omitted = Vec::new();
     let mut next = 0;
     for (index, (key, value)) in object.iter_mut().enumerate() {
-        let Some(offset) = fields[next..].iter().position(|field| field.json == key) else {
+        let Some(offset) = fields[next..]
+            .iter()
+            .position(|field| same_key(field.json, key))
+        else {
             break;
         };
         let field = &fields[next + offset];

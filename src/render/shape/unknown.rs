@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::{PathSegment, Shape, VIRTUAL_MACHINE};
 use crate::profile::KubeVirtVersion;
+use crate::render::value::same_key;
 use crate::yaml::FieldPath;
 
 /// Walks `value` along `shape`; `path` holds the segments above `value`, which are cloned only
@@ -19,7 +20,7 @@ fn walk<'v>(
         (Shape::Struct(fields) | Shape::PtrStruct(fields), Value::Object(map)) => {
             for (key, child) in map {
                 path.push(PathSegment::Key(key));
-                match fields.iter().find(|field| field.json == key) {
+                match fields.iter().find(|field| same_key(field.json, key)) {
                     Some(field) => walk(&field.shape, child, path, out),
                     None => out.push(super::field_path(path)),
                 }
