@@ -53,14 +53,29 @@ impl VmView<'_> {
         FieldPath(segments)
     }
 
+    /// `path(vm_path)` as text, without joining paths for a VirtualMachine.
+    fn path_text(&self, vm_path: &FieldPath) -> String {
+        if self.base.0.is_empty() {
+            vm_path.to_string()
+        } else {
+            self.path(vm_path).to_string()
+        }
+    }
+
     fn finding(
         &self,
         rule: &'static rules::Rule,
         vm_path: &FieldPath,
         message: impl Into<String>,
     ) -> Finding {
-        let path = self.path(vm_path);
-        Finding::new(rule, self.object.field_location(&path), message)
+        let joined;
+        let path = if self.base.0.is_empty() {
+            vm_path
+        } else {
+            joined = self.path(vm_path);
+            &joined
+        };
+        Finding::new(rule, self.object.field_location(path), message)
             .with_object(Some(self.object.object_ref()))
             .with_path(path.to_string())
     }
@@ -727,7 +742,7 @@ pub fn analyze_vm<'a>(
                 finding.fields = drift
                     .leaves
                     .iter()
-                    .map(|leaf| analysis.view.path(leaf).to_string())
+                    .map(|leaf| analysis.view.path_text(leaf))
                     .collect();
                 analysis.push(finding);
             }
