@@ -214,7 +214,7 @@ fn has_no_indicator_or_control(text: &str) -> bool {
         return false;
     }
     if text.is_ascii() {
-        return !bytes.iter().any(|b| b.is_ascii_control());
+        return !bytes.iter().any(u8::is_ascii_control);
     }
     !text
         .chars()
