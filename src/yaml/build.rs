@@ -1,11 +1,12 @@
 //! Builds position-keeping documents from parser events.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as ParserSpan, Tag};
 
 use super::node::{Entry, Node, Pos, Span, Value};
-use super::scalar::{describe, resolve_plain};
+use super::scalar::{describe, is_plain_string, resolve_plain};
 use super::split::{Chunk, split_documents};
 
 /// Bounds that keep hostile input from exhausting time or memory.
@@ -302,16 +303,24 @@ impl Builder<'_> {
         }
     }
 
-    fn scalar(&mut self, text: &str, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Node {
+    fn scalar(
+        &mut self,
+        text: Cow<'_, str>,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        span: Span,
+    ) -> Node {
         let value = match (style, tag) {
-            (_, Some(tag)) if tag.is_yaml_core_schema() => core_tagged(text, &tag.suffix),
+            (_, Some(tag)) if tag.is_yaml_core_schema() => core_tagged(&text, &tag.suffix),
+            // Most scalars are plain strings: the parser's text becomes the value as it is.
+            (ScalarStyle::Plain, _) if is_plain_string(&text) => Value::Str(text.into_owned()),
             (ScalarStyle::Plain, _) => {
-                let (value, yaml12) = resolve_plain(text);
+                let (value, yaml12) = resolve_plain(&text);
                 if let Some(yaml12) = yaml12 {
                     self.notices.push(Notice {
                         span,
                         kind: NoticeKind::Yaml11Difference {
-                            text: text.to_owned(),
+                            text: text.into_owned(),
                             yaml11: describe(&value),
                             yaml12: describe(&yaml12),
                         },
@@ -319,7 +328,7 @@ impl Builder<'_> {
                 }
                 value
             }
-            _ => Value::Str(text.to_owned()),
+            _ => Value::Str(text.into_owned()),
         };
         Node { value, span }
     }
@@ -343,9 +352,10 @@ impl Builder<'_> {
                         merges.push(node);
                         return;
                     }
-                    let Some(key_text) = key_text(&key_node.value) else {
+                    let key_span = key_node.span;
+                    let Some(key_text) = key_text(key_node.value) else {
                         self.notices.push(Notice {
-                            span: key_node.span,
+                            span: key_span,
                             kind: NoticeKind::ComplexKey,
                         });
                         return;
@@ -353,7 +363,7 @@ impl Builder<'_> {
                     if let Some(i) = entries.iter().position(|e| e.key == key_text) {
                         let first = entries.remove(i);
                         self.notices.push(Notice {
-                            span: key_node.span,
+                            span: key_span,
                             kind: NoticeKind::DuplicateKey {
                                 key: key_text.clone(),
                                 first: first.key_span,
@@ -362,7 +372,7 @@ impl Builder<'_> {
                     }
                     entries.push(Entry {
                         key: key_text,
-                        key_span: key_node.span,
+                        key_span,
                         value: node,
                     });
                 }
@@ -446,9 +456,9 @@ fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
     }
 }
 
-fn key_text(value: &Value) -> Option<String> {
+fn key_text(value: Value) -> Option<String> {
     Some(match value {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s,
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
@@ -532,7 +542,7 @@ fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, Doc
                 } else {
                     end
                 };
-                let node = builder.scalar(&text, style, tag.as_deref(), Span { start, end });
+                let node = builder.scalar(text, style, tag.as_deref(), Span { start, end });
                 builder.remember(anchor, &node);
                 builder.count(1, &span.start).map(|()| builder.attach(node))
             }

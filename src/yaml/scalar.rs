@@ -186,6 +186,13 @@ pub(super) fn describe(value: &Value) -> String {
     }
 }
 
+/// Whether plain `text` is a string in both YAML 1.1 and 1.2 without resolving it: it does not
+/// start like a number and is not a YAML word (`resolve_plain`'s shortcut).
+pub(super) fn is_plain_string(text: &str) -> bool {
+    !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+        && yaml11_word(text).is_none()
+}
+
 /// The YAML 1.1 value and, when YAML 1.2 reads the same text differently, the YAML 1.2 value.
 pub(super) fn resolve_plain(text: &str) -> (Value, Option<Value>) {
     let v11 = resolve_yaml11(text);
@@ -351,6 +358,25 @@ mod tests {
                 text.is_empty() || text.starts_with(['-', '[', ' ']) || text.contains(": ");
             if !structural {
                 assert_eq!(is_plain_safe(text), both_read_a_string(text), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_string_test_agrees_with_resolving() {
+        for text in SHORTCUT_SAMPLES
+            .into_iter()
+            .chain(["spec", "On", "Null", "n", "~"])
+        {
+            let resolved = resolve_plain(text);
+            let string_in_both = matches!(resolved, (Value::Str(_), None));
+            if is_plain_string(text) {
+                assert!(string_in_both, "{text}");
+            }
+            if string_in_both
+                && !text.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c))
+            {
+                assert!(is_plain_string(text), "{text}");
             }
         }
     }
