@@ -31,9 +31,10 @@ pub enum Category {
     Info,
 }
 
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = match self {
+impl Category {
+    /// The name used in every output.
+    pub fn as_str(self) -> &'static str {
+        match self {
             Self::Syntax => "syntax",
             Self::Schema => "schema",
             Self::Reject => "reject",
@@ -43,8 +44,13 @@ impl fmt::Display for Category {
             Self::Deprecation => "deprecation",
             Self::Catalog => "catalog",
             Self::Info => "info",
-        };
-        f.write_str(text)
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -56,13 +62,20 @@ pub enum Severity {
     Error,
 }
 
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Severity {
+    /// The name used in every output.
+    pub fn as_str(self) -> &'static str {
+        match self {
             Self::Info => "info",
             Self::Warning => "warning",
             Self::Error => "error",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -199,18 +212,68 @@ impl Finding {
     }
 }
 
-/// The one order of every output: file, position, code, message. Exact duplicates (the same
-/// finding produced twice, e.g. for a VM rendered for two reasons) are removed.
+/// The one order of every output: file, position, code, message, then everything else that is
+/// printed, so the order never depends on the order findings were produced in. Exact
+/// duplicates (the same finding produced twice, e.g. for a VM rendered for two reasons) are
+/// removed.
 pub fn sort_findings(findings: &mut Vec<Finding>) {
-    findings.sort_by(|a, b| {
+    // The order is total on what is printed, so an unstable sort (which needs no scratch copy
+    // of a large batch) gives the same output as a stable one.
+    findings.sort_unstable_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
             .then_with(|| a.object.cmp(&b.object))
+            .then_with(|| a.severity.cmp(&b.severity))
+            .then_with(|| a.kubevirt_field.cmp(&b.kubevirt_field))
+            .then_with(|| a.help.cmp(&b.help))
             .then_with(|| compare_related(a, b))
     });
     findings.dedup();
 }
 
 fn compare_related(a: &Finding, b: &Finding) -> Ordering {
-    a.related.len().cmp(&b.related.len())
+    fn key(r: &Related) -> (&str, u32, u32, &str) {
+        let start = r.location.span.start;
+        (&r.location.file, start.line, start.column, &r.message)
+    }
+    a.related.len().cmp(&b.related.len()).then_with(|| {
+        a.related
+            .iter()
+            .zip(&b.related)
+            .map(|(x, y)| key(x).cmp(&key(y)))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules;
+
+    #[test]
+    fn the_order_does_not_depend_on_the_order_findings_come_in() {
+        let location = Location::lines(Arc::from("a.yaml"), (2, 3), (2, 9));
+        let base = Finding::new(&rules::DUPLICATE_KEY, location.clone(), "same message");
+        let related = |message: &str| Related {
+            location: location.clone(),
+            message: message.to_owned(),
+        };
+        let variants = vec![
+            base.clone(),
+            base.clone().with_help("b"),
+            base.clone().with_help("a"),
+            base.clone().with_severity(Severity::Info),
+            base.clone().with_kubevirt_field("spec"),
+            base.clone().with_related(related("y")),
+            base.clone().with_related(related("x")),
+            base.clone(),
+        ];
+        let mut forward = variants.clone();
+        let mut backward: Vec<Finding> = variants.into_iter().rev().collect();
+        sort_findings(&mut forward);
+        sort_findings(&mut backward);
+        assert_eq!(forward, backward);
+        assert_eq!(forward.len(), 7, "the exact duplicate is removed");
+    }
 }

@@ -1,5 +1,7 @@
 //! `--format json`: `{"version": 1, "diagnostics": [...], "summary": {...}}`.
 
+use std::io::Write as _;
+
 use serde::Serialize;
 
 use crate::check::{Report, Summary};
@@ -137,7 +139,11 @@ impl<W: std::io::Write> JsonStream<W> {
     pub fn push(&mut self, finding: &Finding) {
         self.write(if self.empty { b"\n    " } else { b",\n    " });
         self.empty = false;
-        self.write_nested(&diagnostic(finding), b"    ");
+        let mut buffer = std::mem::take(&mut self.buffer);
+        buffer.clear();
+        write_diagnostic(&mut buffer, &diagnostic(finding), "    ");
+        self.write(&buffer);
+        self.buffer = buffer;
     }
 
     /// Ends the report with its summary and flushes it.
@@ -159,6 +165,171 @@ impl<W: std::io::Write> JsonStream<W> {
             None => Ok(self.out),
         }
     }
+}
+
+/// Writes `diagnostic` as `serde_json::to_writer_pretty` does, every line after the first
+/// indented by `indent`. Reports of large repositories are mostly diagnostics, and serde_json
+/// escapes strings a byte at a time; this writer copies strings that need no escape whole.
+fn write_diagnostic(out: &mut Vec<u8>, d: &JsonDiagnostic<'_>, indent: &str) {
+    let mut object = PrettyObject::open(out, indent, 1);
+    object.string("code", d.code);
+    object.string("name", d.name);
+    object.string("category", d.category.as_str());
+    object.string("severity", d.severity.as_str());
+    object.string("message", d.message);
+    object.string("file", d.file);
+    object.number("line", d.line);
+    object.number("column", d.column);
+    object.number("end_line", d.end_line);
+    object.number("end_column", d.end_column);
+    match d.object {
+        None => object.raw("object", "null"),
+        Some(reference) => {
+            let out = object.key("object");
+            let mut inner = PrettyObject::open(out, indent, 2);
+            inner.string("apiVersion", &reference.api_version);
+            inner.string("kind", &reference.kind);
+            inner.optional_string("namespace", reference.namespace.as_deref());
+            inner.string("name", &reference.name);
+            inner.close();
+        }
+    }
+    object.optional_string("path", d.path);
+    object.optional_string("kubevirt_field", d.kubevirt_field);
+    object.optional_string("help", d.help);
+    object.string("url", &d.url);
+    if d.related.is_empty() {
+        object.raw("related", "[]");
+    } else {
+        let out = object.key("related");
+        out.push(b'[');
+        for (i, related) in d.related.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            push_indent(out, indent, 2);
+            let mut inner = PrettyObject::open(out, indent, 3);
+            inner.string("file", related.file);
+            inner.number("line", related.line);
+            inner.number("column", related.column);
+            inner.number("end_line", related.end_line);
+            inner.number("end_column", related.end_column);
+            inner.string("message", related.message);
+            inner.close();
+        }
+        out.push(b'\n');
+        push_indent(out, indent, 1);
+        out.push(b']');
+    }
+    object.close();
+}
+
+/// A JSON object written as serde_json's pretty printer writes it (two spaces per level).
+struct PrettyObject<'o> {
+    out: &'o mut Vec<u8>,
+    indent: &'o str,
+    depth: usize,
+    empty: bool,
+}
+
+impl<'o> PrettyObject<'o> {
+    fn open(out: &'o mut Vec<u8>, indent: &'o str, depth: usize) -> Self {
+        out.push(b'{');
+        Self {
+            out,
+            indent,
+            depth,
+            empty: true,
+        }
+    }
+
+    fn key(&mut self, key: &str) -> &mut Vec<u8> {
+        self.out
+            .extend_from_slice(if self.empty { b"\n" } else { b",\n" });
+        self.empty = false;
+        push_indent(self.out, self.indent, self.depth);
+        push_json_string(self.out, key);
+        self.out.extend_from_slice(b": ");
+        self.out
+    }
+
+    fn raw(&mut self, key: &str, text: &str) {
+        self.key(key).extend_from_slice(text.as_bytes());
+    }
+
+    fn string(&mut self, key: &str, value: &str) {
+        push_json_string(self.key(key), value);
+    }
+
+    fn optional_string(&mut self, key: &str, value: Option<&str>) {
+        match value {
+            Some(value) => self.string(key, value),
+            None => self.raw(key, "null"),
+        }
+    }
+
+    fn number(&mut self, key: &str, value: u32) {
+        let out = self.key(key);
+        let _ = write!(out, "{value}");
+    }
+
+    fn close(self) {
+        if !self.empty {
+            self.out.push(b'\n');
+            push_indent(self.out, self.indent, self.depth - 1);
+        }
+        self.out.push(b'}');
+    }
+}
+
+fn push_indent(out: &mut Vec<u8>, indent: &str, depth: usize) {
+    out.extend_from_slice(indent.as_bytes());
+    for _ in 0..depth {
+        out.extend_from_slice(b"  ");
+    }
+}
+
+/// Whether JSON needs `byte` escaped: quotes, backslashes and control characters (serde_json
+/// leaves DEL and non-ASCII as they are).
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// `text` as a JSON string, escaped byte for byte as serde_json escapes it.
+fn push_json_string(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    out.push(b'"');
+    // Sixteen bytes at a time without an early exit, so the test compiles to vector compares.
+    let clean = bytes
+        .chunks(16)
+        .all(|chunk| !chunk.iter().fold(false, |hit, &b| hit | needs_escape(b)));
+    if clean {
+        out.extend_from_slice(bytes);
+    } else {
+        let mut start = 0;
+        for (i, &byte) in bytes.iter().enumerate() {
+            if !needs_escape(byte) {
+                continue;
+            }
+            out.extend_from_slice(&bytes[start..i]);
+            start = i + 1;
+            match byte {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                0x08 => out.extend_from_slice(b"\\b"),
+                0x0c => out.extend_from_slice(b"\\f"),
+                _ => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    out.extend_from_slice(b"\\u00");
+                    out.push(HEX[usize::from(byte >> 4)]);
+                    out.push(HEX[usize::from(byte & 0xf)]);
+                }
+            }
+        }
+        out.extend_from_slice(&bytes[start..]);
+    }
+    out.push(b'"');
 }
 
 impl<W: std::io::Write> crate::check::Sink for JsonStream<W> {
@@ -207,5 +378,73 @@ mod tests {
         report_.findings = vec![finding.clone(), finding];
         report_.summary.errors = 2;
         assert_eq!(streamed(&report_), report(&report_));
+    }
+
+    /// serde_json's pretty output of `value`, every line after the first indented by `indent`.
+    fn serde_nested(value: &impl Serialize, indent: &str) -> String {
+        serde_json::to_string_pretty(value)
+            .unwrap()
+            .replace('\n', &format!("\n{indent}"))
+    }
+
+    #[test]
+    fn diagnostics_are_written_as_serde_json_writes_them() {
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let awkward = [
+            String::new(),
+            every_ascii,
+            "quotes \" and \\ backslashes, é, 漢字, 🦀 and \u{7f}".to_owned(),
+            "sixteen bytes ok\"then more".to_owned(),
+            "only a\nnewline".to_owned(),
+            "only a \\ backslash".to_owned(),
+            "\u{1}".to_owned(),
+        ];
+        let file: Arc<str> = Arc::from("dir/a \"b\".yaml");
+        let location = Location::lines(Arc::clone(&file), (3, 1), (4, 12));
+        let mut findings = Vec::new();
+        for (i, text) in awkward.iter().enumerate() {
+            let rule = rules::ALL[i * 7 % rules::ALL.len()];
+            let mut finding = Finding::new(rule, location.clone(), text.clone());
+            if i % 2 == 0 {
+                finding = finding
+                    .with_path(text.clone())
+                    .with_kubevirt_field("spec.template")
+                    .with_help(text.clone())
+                    .with_object(Some(ObjectRef {
+                        api_version: "kubevirt.io/v1".to_owned(),
+                        kind: "VirtualMachine".to_owned(),
+                        namespace: (i == 0).then(|| text.clone()),
+                        name: text.clone(),
+                    }));
+            }
+            for _ in 0..i {
+                finding = finding.with_related(Related {
+                    location: location.clone(),
+                    message: text.clone(),
+                });
+            }
+            findings.push(
+                finding.with_severity([Severity::Info, Severity::Warning, Severity::Error][i % 3]),
+            );
+        }
+        for finding in &findings {
+            let mut written = Vec::new();
+            write_diagnostic(&mut written, &diagnostic(finding), "    ");
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_nested(&diagnostic(finding), "    ")
+            );
+        }
+    }
+
+    #[test]
+    fn categories_and_severities_are_named_as_serde_names_them() {
+        for rule in rules::ALL {
+            let category = rule.category;
+            assert_eq!(serde_json::to_value(category).unwrap(), category.as_str());
+        }
+        for severity in [Severity::Info, Severity::Warning, Severity::Error] {
+            assert_eq!(serde_json::to_value(severity).unwrap(), severity.as_str());
+        }
     }
 }
