@@ -37,7 +37,7 @@
 // `DecentralizedLiveMigration` Beta). Where KubeVirt itself panics (a zero hugepage size) no
 // cause is produced.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::net::IpAddr;
 
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Findings about one object on its own, and about objects that share an identity.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::collections::hash_map::Entry;
 
 use crate::diag::{Finding, Location, ObjectRef, Related};

@@ -8,7 +8,9 @@
 //! (with those of the index pass for the same files) to a [`Sink`] in their final order. No VM
 //! tree and no finding outlives its batch unless the sink keeps it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
 

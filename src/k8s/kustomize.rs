@@ -1,7 +1,7 @@
 //! What Kustomize would apply: the `namespace:` of a kustomization.yaml for the files it lists,
 //! and which files are applied together.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use crate::yaml::Node;

@@ -3,7 +3,7 @@
 //! VM pass parses it again when it analyses it, so no VM tree outlives its own analysis. Every
 //! other document is parsed at once, because VMs may reference it.
 
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -39,7 +39,7 @@ pub struct FirstPass {
 fn fingerprint(text: &str) -> (usize, u64) {
     (
         text.len(),
-        BuildHasherDefault::<DefaultHasher>::default().hash_one(text),
+        foldhash::fast::FixedState::default().hash_one(text),
     )
 }
 

@@ -5,8 +5,8 @@ mod infer;
 
 pub use infer::{InferError, Inferred, infer};
 
+use foldhash::HashMap;
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Builds position-keeping documents from parser events.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as ParserSpan, Tag};
 
