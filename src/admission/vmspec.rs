@@ -37,9 +37,9 @@
 // `DecentralizedLiveMigration` Beta). Where KubeVirt itself panics (a zero hugepage size) no
 // cause is produced.
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::net::IpAddr;
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::Cause;

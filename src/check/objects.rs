@@ -1,7 +1,8 @@
 //! Findings about one object on its own, and about objects that share an identity.
 
-use foldhash::HashMap;
 use std::collections::hash_map::Entry;
+
+use foldhash::HashMap;
 
 use crate::diag::{Finding, Location, ObjectRef, Related};
 use crate::k8s::Object;

@@ -9,11 +9,10 @@
 //! tree and no finding outlives its batch unless the sink keeps it.
 
 use std::collections::BTreeMap;
-
-use foldhash::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use foldhash::HashMap;
 use rayon::prelude::*;
 
 use super::objects::{Duplicates, Identity, object_findings};

@@ -1,8 +1,9 @@
 //! What Kustomize would apply: the `namespace:` of a kustomization.yaml for the files it lists,
 //! and which files are applied together.
 
-use foldhash::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
+
+use foldhash::{HashMap, HashSet};
 
 use crate::yaml::Node;
 

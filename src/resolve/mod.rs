@@ -5,10 +5,10 @@ mod infer;
 
 pub use infer::{InferError, Inferred, infer};
 
-use foldhash::HashMap;
 use std::any::{Any, TypeId};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use foldhash::HashMap;
 use serde_json::Value;
 
 use crate::catalog_source::Catalog;

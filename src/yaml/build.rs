@@ -1,7 +1,6 @@
 //! Builds position-keeping documents from parser events.
 
 use foldhash::{HashMap, HashMapExt};
-
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as ParserSpan, Tag};
 
 use super::node::{Entry, Node, Pos, Span, Value};
