@@ -177,11 +177,7 @@ fn write_diagnostic(out: &mut Vec<u8>, d: &JsonDiagnostic<'_>, indent: &str) {
     object.string("category", d.category.as_str());
     object.string("severity", d.severity.as_str());
     object.string("message", d.message);
-    object.string("file", d.file);
-    object.number("line", d.line);
-    object.number("column", d.column);
-    object.number("end_line", d.end_line);
-    object.number("end_column", d.end_column);
+    object.location(d.file, [d.line, d.column, d.end_line, d.end_column]);
     match d.object {
         None => object.raw("object", "null"),
         Some(reference) => {
@@ -207,11 +203,15 @@ fn write_diagnostic(out: &mut Vec<u8>, d: &JsonDiagnostic<'_>, indent: &str) {
             out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
             push_indent(out, indent, 2);
             let mut inner = PrettyObject::open(out, indent, 3);
-            inner.string("file", related.file);
-            inner.number("line", related.line);
-            inner.number("column", related.column);
-            inner.number("end_line", related.end_line);
-            inner.number("end_column", related.end_column);
+            inner.location(
+                related.file,
+                [
+                    related.line,
+                    related.column,
+                    related.end_line,
+                    related.end_column,
+                ],
+            );
             inner.string("message", related.message);
             inner.close();
         }
@@ -269,6 +269,15 @@ impl<'o> PrettyObject<'o> {
     fn number(&mut self, key: &str, value: u32) {
         let out = self.key(key);
         let _ = write!(out, "{value}");
+    }
+
+    /// `file`, `line`, `column`, `end_line` and `end_column`, as every location is written.
+    fn location(&mut self, file: &str, [line, column, end_line, end_column]: [u32; 4]) {
+        self.string("file", file);
+        self.number("line", line);
+        self.number("column", column);
+        self.number("end_line", end_line);
+        self.number("end_column", end_column);
     }
 
     fn close(self) {
