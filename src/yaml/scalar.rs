@@ -21,12 +21,17 @@ fn yaml11_word(text: &str) -> Option<Value> {
     })
 }
 
+/// Whether `text` starts the way a number can: with a digit, a sign or a dot. Plain text that
+/// does not can only read as something other than a string if it is a YAML word.
+fn starts_like_number(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+}
+
 pub(super) fn resolve_yaml11(text: &str) -> Value {
     if let Some(word) = yaml11_word(text) {
         return word;
     }
-    let first = text.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+    if !starts_like_number(text) {
         return Value::Str(text.to_owned());
     }
     let plain: String = text.chars().filter(|&c| c != '_').collect();
@@ -189,8 +194,7 @@ pub(super) fn describe(value: &Value) -> String {
 /// Whether plain `text` is a string in both YAML 1.1 and 1.2 without resolving it: it does not
 /// start like a number and is not a YAML word (`resolve_plain`'s shortcut).
 pub(super) fn is_plain_string(text: &str) -> bool {
-    !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-        && yaml11_word(text).is_none()
+    !starts_like_number(text) && yaml11_word(text).is_none()
 }
 
 /// The YAML 1.1 value and, when YAML 1.2 reads the same text differently, the YAML 1.2 value.
@@ -266,9 +270,9 @@ pub fn is_plain_safe(text: &str) -> bool {
     if text.starts_with("---") || text.starts_with("...") {
         return false;
     }
-    // As in `resolve_plain`: without a leading digit, sign or dot only a word reads as another
-    // type, and YAML 1.2's words are YAML 1.1 words too.
-    if !(first.is_ascii_digit() || matches!(first, '+' | '.')) {
+    // As in `resolve_plain` (a leading `-` was refused above): YAML 1.2's words are YAML 1.1
+    // words too.
+    if !starts_like_number(text) {
         return yaml11_word(text).is_none();
     }
     matches!(resolve_yaml11(text), Value::Str(_)) && matches!(resolve_yaml12(text), Value::Str(_))
@@ -373,9 +377,7 @@ mod tests {
             if is_plain_string(text) {
                 assert!(string_in_both, "{text}");
             }
-            if string_in_both
-                && !text.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c))
-            {
+            if string_in_both && !starts_like_number(text) {
                 assert!(is_plain_string(text), "{text}");
             }
         }
