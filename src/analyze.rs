@@ -1,6 +1,7 @@
 //! Stage two: every VirtualMachine (and VirtualMachinePool template) is resolved, admitted
 //! and rendered as KubeVirt would; the outcome is findings and the rendered VM.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -47,19 +48,14 @@ struct VmView<'a> {
 }
 
 impl VmView<'_> {
-    fn path(&self, vm_path: &FieldPath) -> FieldPath {
+    /// The path of `vm_path` in the object: `vm_path` itself for a VirtualMachine.
+    fn path<'p>(&self, vm_path: &'p FieldPath) -> Cow<'p, FieldPath> {
+        if self.base.0.is_empty() {
+            return Cow::Borrowed(vm_path);
+        }
         let mut segments = self.base.0.clone();
         segments.extend(vm_path.0.iter().cloned());
-        FieldPath(segments)
-    }
-
-    /// `path(vm_path)` as text, without joining paths for a VirtualMachine.
-    fn path_text(&self, vm_path: &FieldPath) -> String {
-        if self.base.0.is_empty() {
-            vm_path.to_string()
-        } else {
-            self.path(vm_path).to_string()
-        }
+        Cow::Owned(FieldPath(segments))
     }
 
     fn finding(
@@ -68,14 +64,8 @@ impl VmView<'_> {
         vm_path: &FieldPath,
         message: impl Into<String>,
     ) -> Finding {
-        let joined;
-        let path = if self.base.0.is_empty() {
-            vm_path
-        } else {
-            joined = self.path(vm_path);
-            &joined
-        };
-        Finding::new(rule, self.object.field_location(path), message)
+        let path = self.path(vm_path);
+        Finding::new(rule, self.object.field_location(&path), message)
             .with_object(Some(self.object.object_ref()))
             .with_path(path.to_string())
     }
@@ -742,7 +732,7 @@ pub fn analyze_vm<'a>(
                 finding.fields = drift
                     .leaves
                     .iter()
-                    .map(|leaf| analysis.view.path_text(leaf))
+                    .map(|leaf| analysis.view.path(leaf).to_string())
                     .collect();
                 analysis.push(finding);
             }

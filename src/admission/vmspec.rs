@@ -45,7 +45,7 @@ use serde_json::Value;
 use super::Cause;
 use crate::profile::ClusterProfile;
 use crate::quantity::Quantity;
-use crate::render::value::field;
+use crate::render::value::at_keys;
 
 /// A field below the VMI template spec, as the webhook prints it.
 macro_rules! ts {
@@ -93,9 +93,7 @@ pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause
 // JSON access. A `null` is Go's nil: absent.
 
 fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter()
-        .try_fold(value, |node, key| field(node, key))
-        .filter(|v| !v.is_null())
+    at_keys(value, path).filter(|v| !v.is_null())
 }
 
 fn has(value: &Value, path: &[&str]) -> bool {
