@@ -12,6 +12,7 @@ use crate::diag::{Finding, Related};
 use crate::k8s::Object;
 use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use crate::profile::ClusterProfile;
+use crate::render::value::Fields;
 use crate::render::{self, Conflict, ExpandError, Specs};
 use crate::resolve::{self, FindError, Found, Repo};
 use crate::rules;
@@ -155,14 +156,14 @@ fn resolve_role<'a, T: serde::de::DeserializeOwned + Send + Sync + 'static>(
     role: MatcherRole,
 ) -> Resolution<'a, T> {
     let Some(matcher) = vm
-        .get("spec")
-        .and_then(|s| s.get(role.field()))
+        .field("spec")
+        .and_then(|s| s.field(role.field()))
         .and_then(Matcher::from_json)
     else {
         return Resolution::Absent;
     };
     let status_ref = vm
-        .get("status")
+        .field("status")
         .and_then(|s| s.get(format!("{}Ref", role.field())));
     match resolve::find(repo, object, role, &matcher, status_ref) {
         Ok(found) => {
@@ -436,8 +437,8 @@ impl Analysis<'_, '_> {
         let version = self.profile.version;
         for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
             let Some(matcher) = vm
-                .get("spec")
-                .and_then(|s| s.get(role.field()))
+                .field("spec")
+                .and_then(|s| s.field(role.field()))
                 .and_then(Matcher::from_json)
             else {
                 continue;
@@ -521,10 +522,10 @@ pub fn did_you_mean<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
 }
 
 fn has_matchers(vm: &Value) -> bool {
-    let spec = vm.get("spec");
+    let spec = vm.field("spec");
     ["instancetype", "preference"]
         .iter()
-        .any(|k| spec.and_then(|s| s.get(*k)).is_some_and(|m| !m.is_null()))
+        .any(|k| spec.and_then(|s| s.field(k)).is_some_and(|m| !m.is_null()))
 }
 
 /// Removes the fields only the mutating webhook writes (random firmware identity, the PCI
@@ -545,7 +546,7 @@ fn strip_webhook_only(stored: &mut Value, written: &Value) {
     }
     let had_pci = written
         .pointer("/spec/template/metadata/annotations")
-        .and_then(|a| a.get("kubevirt.io/pci-topology-version"))
+        .and_then(|a| a.field("kubevirt.io/pci-topology-version"))
         .is_some();
     if !had_pci
         && let Some(annotations) = stored
@@ -566,13 +567,13 @@ fn strip_webhook_only(stored: &mut Value, written: &Value) {
         for (template, original) in templates.iter_mut().zip(written_templates.iter()) {
             for kind in ["pvc", "storage"] {
                 let had = original
-                    .get("spec")
+                    .field("spec")
                     .and_then(|s| s.get(kind))
-                    .and_then(|k| k.get("storageClassName"))
+                    .and_then(|k| k.field("storageClassName"))
                     .is_some();
                 if !had
                     && let Some(target) = template
-                        .get_mut("spec")
+                        .field_mut("spec")
                         .and_then(|s| s.get_mut(kind))
                         .and_then(Value::as_object_mut)
                 {
@@ -591,7 +592,7 @@ fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
     }
     let template = json.pointer("/spec/virtualMachineTemplate")?;
     let mut metadata = template
-        .get("metadata")
+        .field("metadata")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
@@ -600,7 +601,7 @@ fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
         "apiVersion": "kubevirt.io/v1",
         "kind": "VirtualMachine",
         "metadata": Value::Object(metadata),
-        "spec": template.get("spec").cloned().unwrap_or(Value::Object(Map::new())),
+        "spec": template.field("spec").cloned().unwrap_or(Value::Object(Map::new())),
     });
     Some((vm, FieldPath::parse("spec.virtualMachineTemplate")))
 }
@@ -625,7 +626,7 @@ pub fn analyze_vm<'a>(
     let Some((mut written, base)) = vm_json(object) else {
         return VmReport::default();
     };
-    if let Some(metadata) = written.get_mut("metadata").and_then(Value::as_object_mut)
+    if let Some(metadata) = written.field_mut("metadata").and_then(Value::as_object_mut)
         && let Some(namespace) = &object.namespace
     {
         metadata.insert("namespace".to_owned(), namespace.clone().into());
@@ -856,7 +857,7 @@ fn wrap_for_output(object: &Object, rendered: Value) -> Value {
     {
         template.insert(
             "spec".to_owned(),
-            rendered.get("spec").cloned().unwrap_or(Value::Null),
+            rendered.field("spec").cloned().unwrap_or(Value::Null),
         );
     }
     pool

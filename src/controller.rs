@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::drift::{self, Drift};
 use crate::model::{Matcher, MatcherRole};
 use crate::profile::{ClusterProfile, KubeVirtVersion};
+use crate::render::value::Fields;
 use crate::render::{self, Specs};
 use crate::rules;
 use crate::yaml::FieldPath;
@@ -48,7 +49,7 @@ fn matchers(vm: &Value) -> Vec<(MatcherRole, Matcher)> {
     [MatcherRole::Instancetype, MatcherRole::Preference]
         .into_iter()
         .filter_map(|role| {
-            let matcher = vm.get("spec")?.get(role.field())?;
+            let matcher = vm.field("spec")?.field(role.field())?;
             Matcher::from_json(matcher).map(|m| (role, m))
         })
         .collect()
@@ -175,7 +176,7 @@ fn expansion(
         }
         _ => "every VM with an instance type or preference",
     };
-    let spec = to_commit.get("spec").cloned().unwrap_or(Value::Null);
+    let spec = to_commit.field("spec").cloned().unwrap_or(Value::Null);
     Some(Drift {
         rule: &rules::REFERENCE_POLICY_EXPAND,
         path: path.clone(),

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::profile::KubeVirtVersion;
 use crate::render::shape::{PathSegment, field_path, segments};
-use crate::render::value::{at_keys, field, member};
+use crate::render::value::{Fields, at_keys, field, member};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
@@ -32,7 +32,7 @@ pub struct Drift {
 /// spec (as the conformance suite and GitOps tools compare them; status is not compared).
 fn compared(vm: &Value) -> [(PathSegment<'static>, PathSegment<'static>, Option<&Value>); 3] {
     let meta = |key: &str| {
-        vm.get("metadata")
+        vm.field("metadata")
             .and_then(|m| m.get(key))
             .filter(|v| !is_empty(v))
     };
@@ -191,8 +191,8 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<Field
     }
     path.push(PathSegment::Key("spec"));
     changed_leaves(
-        present(written.get("spec")).unwrap_or(&empty),
-        present(stored.get("spec")).unwrap_or(&empty),
+        present(written.field("spec")).unwrap_or(&empty),
+        present(stored.field("spec")).unwrap_or(&empty),
         &mut path,
         &mut out,
     );

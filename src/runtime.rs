@@ -7,7 +7,7 @@ use crate::diag::Finding;
 use crate::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
-use crate::render::value::at_keys;
+use crate::render::value::{Fields, at_keys};
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
@@ -98,7 +98,7 @@ pub fn object_findings(object: &Object) -> Vec<Finding> {
 pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
-        let Some(matcher) = vm.get("spec").and_then(|s| s.get(role.field())) else {
+        let Some(matcher) = vm.field("spec").and_then(|s| s.field(role.field())) else {
             continue;
         };
         let text = |key: &str| {

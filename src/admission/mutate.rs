@@ -7,7 +7,7 @@ use super::Cause;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
 use crate::profile::ClusterProfile;
-use crate::render::value::{Obj, at_keys, at_keys_mut, child, get_obj, str_of};
+use crate::render::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};
 
@@ -98,8 +98,8 @@ pub fn matcher_causes(
 }
 
 fn matcher_of(vm: &Value, role: MatcherRole) -> Option<Matcher> {
-    vm.get("spec")
-        .and_then(|s| s.get(role.field()))
+    vm.field("spec")
+        .and_then(|s| s.field(role.field()))
         .and_then(Matcher::from_json)
 }
 
@@ -149,7 +149,7 @@ pub fn mutate(
         };
         inferred = true;
         let ignore = matcher.infer_from_volume_failure_policy.as_deref() == Some("Ignore");
-        let spec = out.get_mut("spec").and_then(Value::as_object_mut);
+        let spec = out.field_mut("spec").and_then(Value::as_object_mut);
         match resolve::infer(repo, vm, vm_json, role, &matcher.infer_from_volume) {
             Ok(found) => {
                 let mut replaced = Map::new();
@@ -163,7 +163,7 @@ pub fn mutate(
                 if ignore && role == MatcherRole::Instancetype && profile.version.at_least(1, 1) {
                     with_template(&mut out, |template, _| {
                         if let Some(domain) =
-                            template.get_mut("domain").and_then(Value::as_object_mut)
+                            template.field_mut("domain").and_then(Value::as_object_mut)
                         {
                             domain.remove("memory");
                         }
@@ -270,10 +270,10 @@ fn apply_preference_writes(
         for template in templates {
             for kind in kinds {
                 if let Some(target) = template
-                    .get_mut("spec")
+                    .field_mut("spec")
                     .and_then(|s| s.get_mut(*kind))
                     .and_then(Value::as_object_mut)
-                    && target.get("storageClassName").is_none_or(Value::is_null)
+                    && target.field("storageClassName").is_none_or(Value::is_null)
                 {
                     target.insert("storageClassName".to_owned(), class.clone().into());
                 }
@@ -351,7 +351,7 @@ fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> 
             continue;
         };
         if !source_ref
-            .get("kind")
+            .field("kind")
             .and_then(Value::as_str)
             .unwrap_or("")
             .eq_ignore_ascii_case("datasource")
@@ -359,11 +359,14 @@ fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> 
             continue;
         }
         let ns = source_ref
-            .get("namespace")
+            .field("namespace")
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty())
             .unwrap_or(namespace);
-        let name = source_ref.get("name").and_then(Value::as_str).unwrap_or("");
+        let name = source_ref
+            .field("name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let Some(mut source) = repo.find(&vm.unit, "cdi.kubevirt.io", "DataSource", Some(ns), name)
         else {
             continue;

@@ -45,7 +45,7 @@ use serde_json::Value;
 use super::Cause;
 use crate::profile::ClusterProfile;
 use crate::quantity::Quantity;
-use crate::render::value::at_keys;
+use crate::render::value::{Fields, at_keys};
 
 /// A field below the VMI template spec, as the webhook prints it.
 macro_rules! ts {
@@ -69,7 +69,7 @@ pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause
             "missing virtual machine template.",
         )];
     };
-    let spec = template.get("spec").unwrap_or(&Value::Null);
+    let spec = template.field("spec").unwrap_or(&Value::Null);
     if create {
         let causes = discontinued_feature_gates(spec, profile);
         if !causes.is_empty() {
@@ -82,7 +82,7 @@ pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause
     }
     let mut causes = template_metadata(template, profile);
     causes.extend(vmi_spec(spec, profile));
-    let vm_spec = vm.get("spec").unwrap_or(&Value::Null);
+    let vm_spec = vm.field("spec").unwrap_or(&Value::Null);
     causes.extend(data_volume_templates(vm_spec));
     causes.extend(run_strategy(vm_spec, profile));
     causes.extend(live_update(spec, profile));

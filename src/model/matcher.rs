@@ -1,5 +1,7 @@
 use serde_json::Value;
 
+use crate::render::value::Fields;
+
 /// Which matcher: `spec.instancetype` or `spec.preference`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MatcherRole {
@@ -58,7 +60,7 @@ impl Matcher {
         let object = value.as_object()?;
         let text = |key: &str| {
             object
-                .get(key)
+                .field(key)
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned()
@@ -69,7 +71,7 @@ impl Matcher {
             revision_name: text("revisionName"),
             infer_from_volume: text("inferFromVolume"),
             infer_from_volume_failure_policy: object
-                .get("inferFromVolumeFailurePolicy")
+                .field("inferFromVolumeFailurePolicy")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
         })

@@ -4,20 +4,20 @@
 
 use serde_json::{Map, Value, json};
 
-use super::value::{Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
+use super::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 use crate::profile::{ClusterProfile, PodBinding};
 use crate::quantity::Quantity;
 
 /// Adds a `{name}` disk for every volume that has no disk or filesystem of that name.
 pub fn default_volume_disks(spec: &mut Obj) {
     let volumes: Vec<String> = spec
-        .get("volumes")
+        .field("volumes")
         .and_then(Value::as_array)
         .map(|items| {
             items
                 .iter()
                 .map(|v| {
-                    v.get("name")
+                    v.field("name")
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_owned()
@@ -34,7 +34,7 @@ pub fn default_volume_disks(spec: &mut Obj) {
         .filter_map(|key| devices.get(*key).and_then(Value::as_array))
         .flatten()
         .map(|d| {
-            d.get("name")
+            d.field("name")
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_owned()
@@ -53,14 +53,14 @@ pub fn default_volume_disks(spec: &mut Obj) {
 pub fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> Result<(), String> {
     let devices = get_obj(spec, "domain").and_then(|d| get_obj(d, "devices"));
     if devices
-        .and_then(|d| d.get("autoattachPodInterface"))
+        .and_then(|d| d.field("autoattachPodInterface"))
         .and_then(Value::as_bool)
         == Some(false)
     {
         return Ok(());
     }
     let has = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(|a| !a.is_empty());
-    if has(spec.get("networks")) || has(devices.and_then(|d| d.get("interfaces"))) {
+    if has(spec.field("networks")) || has(devices.and_then(|d| d.field("interfaces"))) {
         return Ok(());
     }
     let binding = match profile.pod_binding {
@@ -144,7 +144,7 @@ fn set_resource_requests(domain: &mut Obj, profile: &ClusterProfile) {
         return;
     }
     let dedicated = get_obj(domain, "cpu")
-        .and_then(|c| c.get("dedicatedCpuPlacement"))
+        .and_then(|c| c.field("dedicatedCpuPlacement"))
         .and_then(Value::as_bool)
         == Some(true);
     if !dedicated {
@@ -164,12 +164,12 @@ fn set_memory_request(domain: &mut Obj, profile: &ClusterProfile) {
     }
     let memory = get_obj(domain, "memory");
     let guest = memory
-        .and_then(|m| m.get("guest"))
+        .and_then(|m| m.field("guest"))
         .and_then(|g| Quantity::from_json(g).ok())
         .or_else(|| {
             memory
                 .and_then(|m| get_obj(m, "hugepages"))
-                .and_then(|h| h.get("pageSize"))
+                .and_then(|h| h.field("pageSize"))
                 .and_then(|p| Quantity::from_json(p).ok())
         });
     if let Some(guest) = guest.filter(|g| g.value() > 0) {
@@ -194,7 +194,7 @@ fn set_guest_memory(domain: &mut Obj) {
         limits
     } else {
         get_obj(memory, "hugepages")
-            .and_then(|h| h.get("pageSize"))
+            .and_then(|h| h.field("pageSize"))
             .and_then(Value::as_str)
             .and_then(|p| Quantity::parse(p).ok())
             .map(|q| Value::String(q.canonical()))
@@ -232,12 +232,12 @@ fn set_cpu_topology(domain: &mut Obj) {
 }
 
 fn set_pull_policies(spec: &mut Obj) {
-    let Some(volumes) = spec.get_mut("volumes").and_then(Value::as_array_mut) else {
+    let Some(volumes) = spec.field_mut("volumes").and_then(Value::as_array_mut) else {
         return;
     };
     for volume in volumes {
         let Some(disk) = volume
-            .get_mut("containerDisk")
+            .field_mut("containerDisk")
             .and_then(Value::as_object_mut)
         else {
             continue;

@@ -18,7 +18,7 @@ pub use preference::ApplyPanic;
 
 use crate::model::{InstancetypeSpec, PreferenceSpec};
 use crate::profile::ClusterProfile;
-use value::{Obj, child};
+use value::{Fields, Obj, child};
 
 /// The instance type and preference a VM resolved to.
 #[derive(Clone, Copy, Debug, Default)]
@@ -127,11 +127,11 @@ pub fn expand(
         Ok(())
     })
     .unwrap_or(Ok(()))?;
-    if let Some(spec) = expanded.get_mut("spec").and_then(Value::as_object_mut) {
+    if let Some(spec) = expanded.field_mut("spec").and_then(Value::as_object_mut) {
         spec.remove("instancetype");
         spec.remove("preference");
     }
-    if let Some(status) = expanded.get_mut("status").and_then(Value::as_object_mut) {
+    if let Some(status) = expanded.field_mut("status").and_then(Value::as_object_mut) {
         status.remove("instancetypeRef");
         status.remove("preferenceRef");
     }

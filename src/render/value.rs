@@ -37,6 +37,40 @@ pub fn member_mut<'a>(map: &'a mut Obj, key: &str) -> Option<&'a mut Value> {
     }
 }
 
+/// `get(key)` and `get_mut(key)` with a string key on JSON values and objects, by `member`:
+/// the hot paths look keys up in small objects, where hashing costs more than comparing.
+pub trait Fields {
+    fn field(&self, key: &str) -> Option<&Value>;
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value>;
+}
+
+impl Fields for Value {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        field(self, key)
+    }
+
+    #[inline]
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value> {
+        match self {
+            Value::Object(map) => member_mut(map, key),
+            _ => None,
+        }
+    }
+}
+
+impl Fields for Obj {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        member(self, key)
+    }
+
+    #[inline]
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value> {
+        member_mut(self, key)
+    }
+}
+
 /// `value[key]` when `value` is an object; as `Value::get` with a string key.
 #[inline]
 pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -143,5 +177,5 @@ pub fn copy_if_unset(target: &mut Obj, key: &str, value: Option<&Value>) {
 
 /// Whether a Go map field is non-nil: present and an object (even an empty one).
 pub fn map_is_set(parent: &Obj, key: &str) -> bool {
-    parent.get(key).is_some_and(Value::is_object)
+    member(parent, key).is_some_and(Value::is_object)
 }

@@ -6,7 +6,7 @@ use crate::model::InstancetypeSpec;
 use crate::profile::KubeVirtVersion;
 use crate::quantity::{self, Quantity};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child, get_obj, is_set, resource};
+use crate::render::value::{Fields, Obj, child, get_obj, is_set, resource};
 
 /// The first conflict only (KubeVirt returns at the first hit). Before v1.7 any VM `memory`
 /// object conflicted as a whole.
@@ -18,7 +18,7 @@ fn conflict(
 ) -> Option<Conflict> {
     let memory = get_obj(domain, "memory");
     if !version.at_least(1, 7) {
-        if domain.get("memory").is_some_and(|m| !m.is_null()) {
+        if domain.field("memory").is_some_and(|m| !m.is_null()) {
             return Some(Conflict::at(prefix, "domain.memory"));
         }
     } else if let Some(memory) = memory {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, is_set};
+use crate::render::value::{Fields, Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     let Some(prefs) = &preference.clock else {
@@ -14,7 +14,7 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     if let Some(Value::Object(offset)) = &prefs.preferred_clock_offset {
         let has_offset = is_set(clock, "utc")
             || clock
-                .get("timezone")
+                .field("timezone")
                 .and_then(Value::as_str)
                 .is_some_and(|t| !t.is_empty());
         if !has_offset {

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::ApplyPanic;
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, get_obj, list};
+use crate::render::value::{Fields, Obj, child, get_obj, list};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) -> Result<(), ApplyPanic> {
     let Some(features) = preference
@@ -23,18 +23,18 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) -> Result<(), A
     }
     let cpu = child(domain, "cpu");
     let existing: Vec<String> = cpu
-        .get("features")
+        .field("features")
         .and_then(Value::as_array)
         .map(|items| {
             items
                 .iter()
-                .filter_map(|f| f.get("name").and_then(Value::as_str).map(str::to_owned))
+                .filter_map(|f| f.field("name").and_then(Value::as_str).map(str::to_owned))
                 .collect()
         })
         .unwrap_or_default();
     let target = list(cpu, "features");
     for feature in features {
-        let name = feature.get("name").and_then(Value::as_str).unwrap_or("");
+        let name = feature.field("name").and_then(Value::as_str).unwrap_or("");
         if !existing.iter().any(|e| e == name) {
             target.push(feature.clone());
         }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{DevicePreferences, PreferenceSpec};
 use crate::profile::KubeVirtVersion;
-use crate::render::value::{Obj, child, copy_if_unset, is_set, str_of};
+use crate::render::value::{Fields, Obj, child, copy_if_unset, is_set, str_of};
 
 fn set_if_unset(target: &mut Obj, key: &str, value: Option<bool>) {
     if let Some(value) = value
@@ -25,18 +25,18 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         return;
     };
     let networks: Vec<(String, bool)> = spec
-        .get("networks")
+        .field("networks")
         .and_then(Value::as_array)
         .map(|items| {
             items
                 .iter()
                 .map(|n| {
                     (
-                        n.get("name")
+                        n.field("name")
                             .and_then(Value::as_str)
                             .unwrap_or("")
                             .to_owned(),
-                        n.get("pod").is_some_and(|p| !p.is_null()),
+                        n.field("pod").is_some_and(|p| !p.is_null()),
                     )
                 })
                 .collect()
@@ -63,7 +63,7 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         devices.insert("disableHotplug".to_owned(), disable.into());
     }
     if !prefs.preferred_sound_model.is_empty()
-        && let Some(sound) = devices.get_mut("sound").and_then(Value::as_object_mut)
+        && let Some(sound) = devices.field_mut("sound").and_then(Value::as_object_mut)
     {
         set_str_if_empty(sound, "model", &prefs.preferred_sound_model);
     }
@@ -101,17 +101,20 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         prefs.preferred_autoattach_input_device,
     );
 
-    if let Some(disks) = devices.get_mut("disks").and_then(Value::as_array_mut) {
+    if let Some(disks) = devices.field_mut("disks").and_then(Value::as_array_mut) {
         for disk in disks.iter_mut().filter_map(Value::as_object_mut) {
             apply_disk(prefs, disk, version);
         }
     }
-    if let Some(interfaces) = devices.get_mut("interfaces").and_then(Value::as_array_mut) {
+    if let Some(interfaces) = devices
+        .field_mut("interfaces")
+        .and_then(Value::as_array_mut)
+    {
         for interface in interfaces.iter_mut().filter_map(Value::as_object_mut) {
             apply_interface(prefs, interface, &networks);
         }
     }
-    if let Some(inputs) = devices.get_mut("inputs").and_then(Value::as_array_mut) {
+    if let Some(inputs) = devices.field_mut("inputs").and_then(Value::as_array_mut) {
         for input in inputs.iter_mut().filter_map(Value::as_object_mut) {
             set_str_if_empty(input, "bus", &prefs.preferred_input_bus);
             set_str_if_empty(input, "type", &prefs.preferred_input_type);
@@ -130,7 +133,7 @@ fn apply_disk(prefs: &DevicePreferences, disk: &mut Obj, version: KubeVirtVersio
     if !is_set(disk, "disk") && !is_set(disk, "cdrom") && !is_set(disk, "lun") {
         disk.insert("disk".to_owned(), Value::Object(Map::new()));
     }
-    if let Some(target) = disk.get_mut("disk").and_then(Value::as_object_mut) {
+    if let Some(target) = disk.field_mut("disk").and_then(Value::as_object_mut) {
         set_str_if_empty(target, "bus", &prefs.preferred_disk_bus);
         let bus_is_virtio = str_of(target, "bus") == "virtio";
         if let Some(block_size) = prefs
@@ -150,10 +153,10 @@ fn apply_disk(prefs: &DevicePreferences, disk: &mut Obj, version: KubeVirtVersio
             }
         }
     }
-    if let Some(target) = disk.get_mut("cdrom").and_then(Value::as_object_mut) {
+    if let Some(target) = disk.field_mut("cdrom").and_then(Value::as_object_mut) {
         set_str_if_empty(target, "bus", &prefs.preferred_cdrom_bus);
     }
-    if let Some(target) = disk.get_mut("lun").and_then(Value::as_object_mut) {
+    if let Some(target) = disk.field_mut("lun").and_then(Value::as_object_mut) {
         set_str_if_empty(target, "bus", &prefs.preferred_lun_bus);
     }
 }
@@ -189,7 +192,7 @@ fn apply_interface(prefs: &DevicePreferences, interface: &mut Obj, networks: &[(
 
 fn apply_panic_devices(devices: &mut Obj, model: &str, version: KubeVirtVersion) {
     let has_devices = devices
-        .get("panicDevices")
+        .field("panicDevices")
         .and_then(Value::as_array)
         .is_some_and(|d| !d.is_empty());
     if !has_devices {
@@ -204,7 +207,7 @@ fn apply_panic_devices(devices: &mut Obj, model: &str, version: KubeVirtVersion)
         return;
     }
     if let Some(items) = devices
-        .get_mut("panicDevices")
+        .field_mut("panicDevices")
         .and_then(Value::as_array_mut)
     {
         for device in items.iter_mut().filter_map(Value::as_object_mut) {

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::model::PreferenceSpec;
 use crate::profile::KubeVirtVersion;
-use crate::render::value::{Obj, child, is_set};
+use crate::render::value::{Fields, Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVirtVersion) {
     let Some(prefs) = &preference.firmware else {
@@ -18,7 +18,7 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         bootloader.insert("bios".to_owned(), Value::Object(Map::new()));
     }
     if let Some(serial) = prefs.preferred_use_bios_serial
-        && let Some(bios) = bootloader.get_mut("bios").and_then(Value::as_object_mut)
+        && let Some(bios) = bootloader.field_mut("bios").and_then(Value::as_object_mut)
         && (overwrite || !is_set(bios, "useSerial"))
     {
         bios.insert("useSerial".to_owned(), serial.into());
@@ -35,7 +35,7 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
         bootloader.insert("efi".to_owned(), Value::Object(Map::new()));
     }
     if let Some(secure_boot) = prefs.preferred_use_secure_boot
-        && let Some(efi) = bootloader.get_mut("efi").and_then(Value::as_object_mut)
+        && let Some(efi) = bootloader.field_mut("efi").and_then(Value::as_object_mut)
         && (overwrite || !is_set(efi, "secureBoot"))
     {
         efi.insert("secureBoot".to_owned(), secure_boot.into());
