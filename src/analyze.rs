@@ -68,7 +68,7 @@ impl VmView<'_> {
         let path = self.path(vm_path);
         Finding::new(rule, self.object.field_location(&path), message)
             .with_object(Some(self.object.object_ref()))
-            .with_path(path.to_string())
+            .with_path(path.text())
     }
 }
 
@@ -733,7 +733,7 @@ pub fn analyze_vm<'a>(
                 finding.fields = drift
                     .leaves
                     .iter()
-                    .map(|leaf| analysis.view.path(leaf).to_string())
+                    .map(|leaf| analysis.view.path(leaf).text())
                     .collect();
                 analysis.push(finding);
             }

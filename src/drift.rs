@@ -370,7 +370,7 @@ fn explain(
     version: KubeVirtVersion,
     vm_name: Option<&str>,
 ) -> (String, String) {
-    let shown = path.to_string();
+    let shown = path.text();
     // The snippet is built only for the explanations that show it.
     let commit_help = |why: &str| match stored {
         Some(value) => format!(

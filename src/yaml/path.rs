@@ -83,25 +83,52 @@ impl FieldPath {
 fn is_plain_key(key: &str) -> bool {
     !key.is_empty()
         && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-impl fmt::Display for FieldPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FieldPath {
+    /// The path as `Display` writes it, in one allocation of the right size (`to_string` grows
+    /// its buffer a piece at a time; findings name a path each).
+    pub fn text(&self) -> String {
+        let size = self
+            .0
+            .iter()
+            .map(|segment| match segment {
+                Segment::Key(key) => key.len() + 2,
+                Segment::Index(_) => 6,
+            })
+            .sum();
+        let mut out = String::with_capacity(size);
+        // Writing into a String cannot fail.
+        let _ = self.write_into(&mut out);
+        out
+    }
+
+    fn write_into(&self, out: &mut impl fmt::Write) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
             match segment {
                 Segment::Key(key) if is_plain_key(key) => {
                     if i > 0 {
-                        f.write_str(".")?;
+                        out.write_char('.')?;
                     }
-                    f.write_str(key)?;
+                    out.write_str(key)?;
                 }
-                Segment::Key(key) => write!(f, "[{key}]")?,
-                Segment::Index(index) => write!(f, "[{index}]")?,
+                Segment::Key(key) => {
+                    out.write_char('[')?;
+                    out.write_str(key)?;
+                    out.write_char(']')?;
+                }
+                Segment::Index(index) => write!(out, "[{index}]")?,
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_into(f)
     }
 }
 
@@ -184,6 +211,17 @@ mod tests {
             gpus.to_string(),
             "spec.template.spec.domain.devices.gpus[0]"
         );
+        assert_eq!(path.text(), path.to_string());
+        assert_eq!(gpus.text(), gpus.to_string());
+        // A key that is not a plain identifier in first place, indices past one digit, and
+        // non-ASCII text (bracketed: only ASCII identifiers are written bare).
+        let odd = FieldPath::root()
+            .key("a b")
+            .index(12)
+            .key("ünï")
+            .key("x_y-1");
+        assert_eq!(odd.text(), "[a b][12][ünï].x_y-1");
+        assert_eq!(odd.to_string(), odd.text());
     }
 
     #[test]
