@@ -154,16 +154,17 @@ struct Builder<'a> {
     root: Option<Node>,
     /// Byte offset of each character when the chunk is not ASCII (for trimming block scalars).
     char_bytes: Option<Vec<u32>>,
+    /// Characters in the chunk.
+    chars: usize,
+    /// Whether the chunk ends with a line break (the parser's end markers then fall on a line
+    /// of the chunk).
+    terminated: bool,
 }
 
 impl Builder<'_> {
     fn pos(&self, marker: &Marker) -> Pos {
-        let total = self
-            .char_bytes
-            .as_ref()
-            .map_or(self.chunk.text.len(), Vec::len);
-        if marker.index() >= total && !self.chunk.text.ends_with(['\n', '\r']) {
-            return self.end_of_unterminated_chunk(total);
+        if marker.index() >= self.chars && !self.terminated {
+            return self.end_of_unterminated_chunk(self.chars);
         }
         Pos {
             line: u32::try_from(marker.line()).unwrap_or(u32::MAX) + self.chunk.line_offset,
@@ -203,10 +204,7 @@ impl Builder<'_> {
     /// An error at the very end of a document is reported after its last character, not on
     /// the next document's `---` line.
     fn error_at_content(&self, marker: &Marker, message: String) -> DocumentError {
-        let total = self
-            .char_bytes
-            .as_ref()
-            .map_or(self.chunk.text.len(), Vec::len);
+        let total = self.chars;
         if marker.index() < total {
             return self.error(marker, message);
         }
@@ -511,6 +509,8 @@ fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, Doc
         nodes: 0,
         notices: Vec::new(),
         root: None,
+        chars: char_bytes.as_ref().map_or(chunk.text.len(), Vec::len),
+        terminated: chunk.text.ends_with(['\n', '\r']),
         char_bytes,
     };
     let mut saw_document = false;
