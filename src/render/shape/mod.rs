@@ -485,12 +485,11 @@ fn normalize_scalar(kind: Kind, value: &mut Value) -> bool {
 
 /// Go prints map keys in byte order.
 fn sort_keys(object: &mut Map<String, Value>) {
-    if object.keys().is_sorted() {
-        return;
+    if !object.keys().is_sorted() {
+        // Reorders the entries and rebuilds the index from their stored hashes (keys are
+        // unique, so an unstable sort is exact).
+        object.sort_keys();
     }
-    let mut entries: Vec<(String, Value)> = std::mem::take(object).into_iter().collect();
-    entries.sort_by(|left, right| left.0.cmp(&right.0));
-    object.extend(entries);
 }
 
 /// Drops `null` object members at any depth (list elements are kept).
