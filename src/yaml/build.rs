@@ -3,8 +3,9 @@
 use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt};
-use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as ParserSpan, Tag};
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span as ParserSpan, Tag};
 
+use super::fast;
 use super::node::{Entry, Node, Pos, Span, Value};
 use super::scalar::{describe, is_plain_string, resolve_plain};
 use super::split::{Chunk, split_documents};
@@ -381,6 +382,79 @@ impl Builder<'_> {
         }
     }
 
+    /// Builds the document from parser events; returns whether there was a document at all (a
+    /// text of comments has none).
+    fn consume<'t>(
+        &mut self,
+        events: impl Iterator<Item = Result<(Event<'t>, ParserSpan), ScanError>>,
+    ) -> Result<bool, DocumentError> {
+        let mut saw_document = false;
+        for event in events {
+            let (event, span) = match event {
+                Ok(ok) => ok,
+                Err(err) => {
+                    let message = err.info().to_owned();
+                    return Err(self.error_at_content(err.marker(), message));
+                }
+            };
+            let start = self.pos(&span.start);
+            let end = self.pos(&span.end);
+            let flow = span.end.index() > span.start.index();
+            match event {
+                Event::DocumentStart(_) => saw_document = true,
+                Event::Scalar(text, style, anchor, tag) => {
+                    let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                        self.trimmed_end(&span)
+                    } else {
+                        end
+                    };
+                    let node = self.scalar(text, style, tag.as_deref(), Span { start, end });
+                    self.remember(anchor, &node);
+                    self.count(1, &span.start)?;
+                    self.attach(node);
+                }
+                Event::SequenceStart(anchor, _) => {
+                    self.count(1, &span.start)?;
+                    let frame = Frame::Seq {
+                        items: Vec::new(),
+                        start,
+                        flow_end: flow,
+                        anchor,
+                    };
+                    self.open(frame, &span.start)?;
+                }
+                Event::MappingStart(anchor, _) => {
+                    self.count(1, &span.start)?;
+                    let frame = Frame::Map {
+                        entries: Vec::new(),
+                        key: None,
+                        merges: Vec::new(),
+                        start,
+                        flow_end: flow,
+                        anchor,
+                    };
+                    self.open(frame, &span.start)?;
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let node = self.close(end);
+                    self.attach(node);
+                }
+                Event::Alias(id) => match self.anchors.get(&id).cloned() {
+                    Some((mut node, count)) => {
+                        self.count(count, &span.start)?;
+                        node.span = Span { start, end };
+                        self.attach(node);
+                    }
+                    None => {
+                        return Err(self.error(&span.start, "alias refers to an unknown anchor"));
+                    }
+                },
+                Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
+            }
+        }
+        Ok(saw_document)
+    }
+
     fn close(&mut self, end: Pos) -> Node {
         match self.stack.pop() {
             Some(Frame::Seq {
@@ -503,6 +577,15 @@ fn node_count(node: &Node) -> usize {
 }
 
 fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, DocumentError>> {
+    parse_chunk_with(chunk, limits, true)
+}
+
+/// `parse_chunk`, with the block-style fast path (`fast`) allowed or not (tests compare both).
+fn parse_chunk_with(
+    chunk: &Chunk<'_>,
+    limits: Limits,
+    fast_path: bool,
+) -> Option<Result<Document, DocumentError>> {
     let char_bytes = (!chunk.text.is_ascii()).then(|| {
         chunk
             .text
@@ -522,75 +605,19 @@ fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, Doc
         terminated: chunk.text.ends_with(['\n', '\r']),
         char_bytes,
     };
-    let mut saw_document = false;
-    for event in Parser::new_from_str(chunk.text) {
-        let (event, span) = match event {
-            Ok(ok) => ok,
-            Err(err) => {
-                let message = err.info().to_owned();
-                return Some(Err(builder.error_at_content(err.marker(), message)));
-            }
-        };
-        let start = builder.pos(&span.start);
-        let end = builder.pos(&span.end);
-        let flow = span.end.index() > span.start.index();
-        let step = match event {
-            Event::DocumentStart(_) => {
-                saw_document = true;
-                Ok(())
-            }
-            Event::Scalar(text, style, anchor, tag) => {
-                let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
-                    builder.trimmed_end(&span)
-                } else {
-                    end
-                };
-                let node = builder.scalar(text, style, tag.as_deref(), Span { start, end });
-                builder.remember(anchor, &node);
-                builder.count(1, &span.start).map(|()| builder.attach(node))
-            }
-            Event::SequenceStart(anchor, _) => builder.count(1, &span.start).and_then(|()| {
-                builder.open(
-                    Frame::Seq {
-                        items: Vec::new(),
-                        start,
-                        flow_end: flow,
-                        anchor,
-                    },
-                    &span.start,
-                )
-            }),
-            Event::MappingStart(anchor, _) => builder.count(1, &span.start).and_then(|()| {
-                builder.open(
-                    Frame::Map {
-                        entries: Vec::new(),
-                        key: None,
-                        merges: Vec::new(),
-                        start,
-                        flow_end: flow,
-                        anchor,
-                    },
-                    &span.start,
-                )
-            }),
-            Event::SequenceEnd | Event::MappingEnd => {
-                let node = builder.close(end);
-                builder.attach(node);
-                Ok(())
-            }
-            Event::Alias(id) => match builder.anchors.get(&id).cloned() {
-                Some((mut node, count)) => builder.count(count, &span.start).map(|()| {
-                    node.span = Span { start, end };
-                    builder.attach(node);
-                }),
-                None => Err(builder.error(&span.start, "alias refers to an unknown anchor")),
-            },
-            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => Ok(()),
-        };
-        if let Err(err) = step {
-            return Some(Err(err));
-        }
-    }
+    let fast = if fast_path {
+        fast::events(chunk.text, limits.max_depth)
+    } else {
+        None
+    };
+    let consumed = match fast {
+        Some(events) => builder.consume(events.into_iter().map(Ok)),
+        None => builder.consume(Parser::new_from_str(chunk.text)),
+    };
+    let saw_document = match consumed {
+        Ok(saw) => saw,
+        Err(err) => return Some(Err(err)),
+    };
     if !saw_document {
         return None;
     }
@@ -616,6 +643,321 @@ mod tests {
 
     fn doc(text: &str) -> Document {
         parse(text).remove(0).expect("parses")
+    }
+
+    /// Every document of the shared corpora and the project's own YAML parses to the same tree,
+    /// spans and notices with the fast path as with saphyr alone.
+    #[test]
+    fn the_fast_path_builds_what_saphyr_builds() {
+        fn walk(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, files);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+                {
+                    files.push(path);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shared = root.join("../shared");
+        assert!(
+            shared.is_dir() || std::env::var("KVLINT_REQUIRE_SHARED").as_deref() != Ok("1"),
+            "KVLINT_REQUIRE_SHARED=1 but {} does not exist",
+            shared.display()
+        );
+        let mut files = Vec::new();
+        for dir in ["testdata", "examples", "tests"] {
+            walk(&root.join(dir), &mut files);
+        }
+        for dir in ["corpus", "bench/sample-200", "conformance", "catalog"] {
+            walk(&shared.join(dir), &mut files);
+        }
+        let (mut documents, mut fast) = (0, 0);
+        for file in &files {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            for chunk in split_documents(&text) {
+                let limits = Limits::default();
+                documents += 1;
+                fast += usize::from(fast::events(chunk.text, limits.max_depth).is_some());
+                assert_eq!(
+                    format!("{:?}", parse_chunk_with(&chunk, limits, true)),
+                    format!("{:?}", parse_chunk_with(&chunk, limits, false)),
+                    "{} line {}",
+                    file.display(),
+                    chunk.line_offset + 1
+                );
+            }
+        }
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("{fast} of {documents} documents took the fast path");
+        }
+        assert!(
+            documents < 100 || fast * 2 > documents,
+            "{fast} of {documents}"
+        );
+    }
+
+    /// Generated documents around the edges of the fast path's subset (indentation steps,
+    /// indentless sequences, comments and blank lines anywhere, quoting, indicators, block
+    /// scalars, empty collections, and lines shifted by a column): whenever the fast path
+    /// accepts a text, it must build what saphyr builds, errors included.
+    mod fast_path_properties {
+        use std::fmt::Write as _;
+
+        use proptest::prelude::*;
+
+        use super::super::{Limits, fast, parse_chunk_with, split_documents};
+
+        const KEYS: &[&str] = &[
+            "a",
+            "key",
+            "name",
+            "on",
+            "yes",
+            "<<",
+            "-k",
+            "\"q k\"",
+            "'s k'",
+            "k k",
+            "a#b",
+            "x:y",
+            "\"e\\\"\"",
+            "'it''s'",
+            "?x",
+            "k ",
+            "-",
+            "1",
+            "~",
+            "\"\"",
+            "a.b/c-d_e",
+        ];
+        const VALUES: &[&str] = &[
+            "v",
+            "two words",
+            "-1",
+            "1.5",
+            "0x1F",
+            "~",
+            "null",
+            "true",
+            "x:y",
+            "a#b",
+            "http://x/y",
+            "\"q\"",
+            "'q'",
+            "\"\"",
+            "''",
+            "\"a\\\"b\"",
+            "'it''s'",
+            "\"open",
+            "[a]",
+            "{a: b}",
+            "&x v",
+            "*x",
+            "!t v",
+            "|+",
+            ">",
+            "|2",
+            "@x",
+            "%x",
+            ":x",
+            "?x",
+            "-",
+            "- x",
+            "a: b",
+            "a:",
+            "`x`",
+            "'",
+            "\"",
+            "1e3",
+            "0o17",
+            "+1",
+            ".inf",
+            "y",
+            "No",
+            "2024-01-01",
+            "a,b",
+        ];
+        const TRAILS: &[&str] = &["", "", "", "  ", " # c", "#c", "   # c  "];
+
+        /// xorshift64*: a seed from proptest drives the generator.
+        struct Rng(u64);
+
+        impl Rng {
+            fn below(&mut self, n: usize) -> usize {
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                usize::try_from(self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33).unwrap_or(0) % n
+            }
+
+            fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+                items[self.below(items.len())]
+            }
+
+            /// Mostly from the first `common` items, so that whole documents stay inside the
+            /// subset often enough.
+            fn mostly<'a>(&mut self, items: &[&'a str], common: usize) -> &'a str {
+                if self.below(8) == 0 {
+                    self.pick(items)
+                } else {
+                    self.pick(&items[..common])
+                }
+            }
+
+            fn step(&mut self) -> usize {
+                1 + self.below(4)
+            }
+        }
+
+        fn noise(rng: &mut Rng, out: &mut String) {
+            match rng.below(8) {
+                0 => out.push('\n'),
+                1 => writeln!(out, "{}# note", " ".repeat(rng.below(6))).unwrap(),
+                2 => out.push_str(&" ".repeat(1 + rng.below(4))),
+                _ => return,
+            }
+            if out.ends_with(' ') {
+                out.push('\n');
+            }
+        }
+
+        fn value(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+            match rng.below(if depth > 4 { 2 } else { 9 }) {
+                0 => {
+                    let trail = rng.pick(TRAILS);
+                    writeln!(out, " {}{trail}", rng.mostly(VALUES, 17)).unwrap();
+                }
+                1 => writeln!(out, "{}", rng.pick(&["", " ", " # c"])).unwrap(),
+                2 => writeln!(out, " {}{}", rng.pick(&["{}", "[]"]), rng.pick(TRAILS)).unwrap(),
+                3 | 4 => {
+                    writeln!(out, "{}", rng.pick(TRAILS)).unwrap();
+                    let inner = indent + rng.step();
+                    mapping(rng, out, inner, depth + 1);
+                }
+                5 | 6 => {
+                    out.push('\n');
+                    let inner = indent + [0, 0, rng.step()][rng.below(3)];
+                    sequence(rng, out, inner, depth + 1);
+                }
+                _ => block(rng, out, indent),
+            }
+        }
+
+        fn block(rng: &mut Rng, out: &mut String, indent: usize) {
+            writeln!(out, " {}{}", rng.pick(&["|", "|", "|-"]), rng.pick(TRAILS)).unwrap();
+            let inner = indent + rng.step();
+            for _ in 0..=rng.below(4) {
+                match rng.below(6) {
+                    0 => out.push('\n'),
+                    1 => writeln!(out, "{}# kept", " ".repeat(inner)).unwrap(),
+                    2 => writeln!(out, "{}deeper  ", " ".repeat(inner + 2)).unwrap(),
+                    _ => writeln!(out, "{}{}", " ".repeat(inner), rng.mostly(VALUES, 17)).unwrap(),
+                }
+            }
+        }
+
+        fn mapping(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+            for _ in 0..=rng.below(4) {
+                noise(rng, out);
+                write!(out, "{}{}:", " ".repeat(indent), rng.mostly(KEYS, 13)).unwrap();
+                value(rng, out, indent, depth);
+            }
+        }
+
+        fn sequence(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+            for _ in 0..=rng.below(3) {
+                noise(rng, out);
+                let gap = 1 + rng.below(3);
+                write!(out, "{}-{}", " ".repeat(indent), " ".repeat(gap)).unwrap();
+                match rng.below(if depth > 4 { 2 } else { 5 }) {
+                    0 => writeln!(out, "{}{}", rng.mostly(VALUES, 17), rng.pick(TRAILS)).unwrap(),
+                    1 => writeln!(out, "{}", rng.pick(&["{}", "[]", "|"])).unwrap(),
+                    _ => {
+                        let inner = indent + 1 + gap;
+                        write!(out, "{}:", rng.mostly(KEYS, 13)).unwrap();
+                        value(rng, out, inner, depth + 1);
+                        let mut rest = String::new();
+                        mapping(rng, &mut rest, inner, depth + 1);
+                        if rng.below(2) == 0 {
+                            out.push_str(&rest);
+                        }
+                    }
+                }
+            }
+        }
+
+        fn document(seed: u64) -> String {
+            let mut rng = Rng(seed | 1);
+            let mut out = String::new();
+            if rng.below(4) == 0 {
+                out.push_str("---\n");
+            }
+            if rng.below(5) == 0 {
+                sequence(&mut rng, &mut out, 0, 0);
+            } else {
+                mapping(&mut rng, &mut out, 0, 0);
+            }
+            // A line shifted by a column, or a last line without its break.
+            let lines: Vec<&str> = out.lines().collect();
+            let shift = rng.below(lines.len() * 6);
+            let mut text = String::new();
+            for (i, line) in lines.iter().enumerate() {
+                match (i == shift, rng.below(2)) {
+                    (true, 0) => text.push(' '),
+                    (true, _) => text.push_str(line.strip_prefix(' ').unwrap_or(line)),
+                    _ => {}
+                }
+                if i != shift || text.ends_with(' ') {
+                    text.push_str(line);
+                }
+                text.push('\n');
+            }
+            if rng.below(6) == 0 {
+                text.pop();
+            }
+            text
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
+            #[test]
+            fn the_fast_path_agrees_with_saphyr(seed in any::<u64>()) {
+                let text = document(seed);
+                for chunk in split_documents(&text) {
+                    let limits = Limits::default();
+                    prop_assert_eq!(
+                        format!("{:?}", parse_chunk_with(&chunk, limits, true)),
+                        format!("{:?}", parse_chunk_with(&chunk, limits, false)),
+                        "{}", chunk.text
+                    );
+                }
+            }
+        }
+
+        /// The generator must reach the fast path often, or the property proves little.
+        #[test]
+        fn generated_documents_mostly_take_the_fast_path() {
+            let accepted = (1..=2000u64)
+                .filter(|&seed| {
+                    let text = document(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    split_documents(&text)
+                        .iter()
+                        .all(|chunk| fast::events(chunk.text, 64).is_some())
+                })
+                .count();
+            assert!(accepted > 300, "{accepted} of 2000");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the offending characters, and records the places where YAML 1.1 and YAML 1.2 disagree.
 
 mod build;
+mod fast;
 mod node;
 mod path;
 mod scalar;
