@@ -217,10 +217,23 @@ fn nesting_ten_thousand_levels_deep_is_a_finding() {
         "block-seq.yaml",
         format!("{}x\n", "- ".repeat(depth)),
     );
+    // Block mappings a column deeper on each line (the block-style scanner's own recursion),
+    // 2,000 levels: 2 MB of indentation.
+    let mut block_map = String::new();
+    for level in 0..2_000 {
+        block_map.push_str(&" ".repeat(level));
+        block_map.push_str("a:\n");
+    }
+    write(repo.path(), "block-map.yaml", block_map);
     let outcome = check_bounded(repo.path(), SECONDS);
     assert_eq!(outcome.code, Some(1));
     outcome.assert_witness_checked();
-    for file in ["flow-seq.yaml", "flow-map.yaml", "block-seq.yaml"] {
+    for file in [
+        "flow-seq.yaml",
+        "flow-map.yaml",
+        "block-seq.yaml",
+        "block-map.yaml",
+    ] {
         let codes = outcome.codes_in(file);
         assert!(codes.iter().any(|c| c == "KV0001"), "{file}: {codes:?}");
     }

@@ -32,6 +32,10 @@ impl Line {
     }
 }
 
+/// Nesting beyond this is left to saphyr, whose parser does not recurse: the scanner's own
+/// recursion stays a few hundred small frames deep on any thread.
+const MAX_DEPTH: usize = 128;
+
 /// The parser events of `text` (one document's text), or `None` when saphyr must parse it.
 pub(super) fn events(text: &str, max_depth: usize) -> Option<Vec<(Event<'_>, Span)>> {
     let bytes = text.as_bytes();
@@ -45,7 +49,7 @@ pub(super) fn events(text: &str, max_depth: usize) -> Option<Vec<(Event<'_>, Spa
         events: Vec::with_capacity(lines.len() * 2 + 4),
         lines,
         current: 0,
-        max_depth,
+        max_depth: max_depth.min(MAX_DEPTH),
     };
     scanner.document()?;
     Some(scanner.events)
