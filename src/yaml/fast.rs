@@ -36,10 +36,18 @@ impl Line {
 /// recursion stays a few hundred small frames deep on any thread.
 const MAX_DEPTH: usize = 128;
 
+/// The longest simple key YAML allows, counted from its first character to its `:`.
+const MAX_KEY_LENGTH: usize = 1024;
+
 /// The parser events of `text` (one document's text), or `None` when saphyr must parse it.
 pub(super) fn events(text: &str, max_depth: usize) -> Option<Vec<(Event<'_>, Span)>> {
     let bytes = text.as_bytes();
-    if !bytes.iter().all(|&b| b < 0x80 && b != b'\t' && b != b'\r') {
+    // Printable ASCII and line feeds only: saphyr stops at NUL and refuses other control
+    // characters, which the scanner would take as text.
+    if !bytes
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) || b == b'\n')
+    {
         return None;
     }
     let lines = content_lines(bytes)?;
@@ -63,8 +71,10 @@ fn content_lines(bytes: &[u8]) -> Option<Vec<Line>> {
         let line = &bytes[start..end];
         let indent = line.iter().take_while(|&&b| b == b' ').count();
         if indent < line.len() && line[indent] != b'#' {
-            // Document markers past the first line: `---x` keys, or text the splitter left.
-            if indent == 0 && number > 1 && (line.starts_with(b"---") || line.starts_with(b"...")) {
+            // Document markers the splitter left (`...` lines are ends of documents or errors to
+            // saphyr), or `---x` and `...x` keys.
+            if indent == 0 && (line.starts_with(b"...") || (number > 1 && line.starts_with(b"---")))
+            {
                 return None;
             }
             lines.push(Line {
@@ -253,7 +263,10 @@ impl<'a> Scanner<'a> {
                 }
             }
         };
+        // saphyr gives up on a simple key whose `:` lies more than 1024 characters after its
+        // start, and then refuses the `:`.
         let valid = colon < line.end
+            && colon - at <= MAX_KEY_LENGTH
             && bytes[colon] == b':'
             && bytes[colon - 1] != b' '
             && (colon + 1 == line.end || bytes[colon + 1] == b' ');
