@@ -241,6 +241,25 @@ fn nesting_ten_thousand_levels_deep_is_a_finding() {
 }
 
 #[test]
+fn a_mapping_of_two_hundred_thousand_keys_is_checked() {
+    // A quarter of the keys repeat: finding duplicates must stay linear in the mapping's size.
+    let repo = repo_with_witness();
+    let mut wide =
+        String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wide\ndata:\n");
+    for key in 0..200_000 {
+        wide.push_str("  k");
+        wide.push_str(&(key % 150_000).to_string());
+        wide.push_str(": v\n");
+    }
+    write(repo.path(), "wide-map.yaml", wide);
+    let outcome = check_bounded(repo.path(), SECONDS);
+    assert_eq!(outcome.code, Some(1));
+    outcome.assert_witness_checked();
+    let codes = outcome.codes_in("wide-map.yaml");
+    assert!(codes.iter().any(|c| c == "KV0002"), "{codes:?}");
+}
+
+#[test]
 fn a_ten_megabyte_line_is_read() {
     let repo = repo_with_witness();
     let mut text =

@@ -139,6 +139,12 @@ enum Frame {
     },
     Map {
         entries: Vec<Entry>,
+        /// Where each live key stands, once the map has `INDEXED_FROM` entries: finding a
+        /// duplicate stays constant-time in a mapping of a million keys.
+        index: Option<HashMap<Box<str>, usize>>,
+        /// Entries a later duplicate replaced in an indexed map, dropped at `close` (removing
+        /// them at once would shift the entries after them).
+        replaced: Vec<usize>,
         key: Option<Node>,
         merges: Vec<Node>,
         start: Pos,
@@ -146,6 +152,9 @@ enum Frame {
         anchor: usize,
     },
 }
+
+/// Mappings with this many entries find duplicate keys through an index instead of a scan.
+const INDEXED_FROM: usize = 64;
 
 struct Builder<'a> {
     chunk: &'a Chunk<'a>,
@@ -342,6 +351,8 @@ impl Builder<'_> {
             Some(Frame::Seq { items, .. }) => items.push(node),
             Some(Frame::Map {
                 entries,
+                index,
+                replaced,
                 key,
                 merges,
                 ..
@@ -362,13 +373,30 @@ impl Builder<'_> {
                         });
                         return;
                     };
-                    if let Some(i) = entries.iter().position(|e| e.key == key_text) {
-                        let first = entries.remove(i);
+                    if index.is_none() && entries.len() >= INDEXED_FROM {
+                        let keys = entries.iter().enumerate();
+                        *index = Some(keys.map(|(i, e)| (e.key.as_str().into(), i)).collect());
+                    }
+                    let first =
+                        match index {
+                            // A later duplicate stands at the end, where the first one is dropped.
+                            Some(index) => index
+                                .insert(key_text.as_str().into(), entries.len())
+                                .map(|i| {
+                                    replaced.push(i);
+                                    entries[i].key_span
+                                }),
+                            None => entries
+                                .iter()
+                                .position(|e| e.key == key_text)
+                                .map(|i| entries.remove(i).key_span),
+                        };
+                    if let Some(first) = first {
                         self.notices.push(Notice {
                             span: key_span,
                             kind: NoticeKind::DuplicateKey {
                                 key: key_text.clone(),
-                                first: first.key_span,
+                                first,
                             },
                         });
                     }
@@ -427,6 +455,8 @@ impl Builder<'_> {
                     self.count(1, &span.start)?;
                     let frame = Frame::Map {
                         entries: Vec::new(),
+                        index: None,
+                        replaced: Vec::new(),
                         key: None,
                         merges: Vec::new(),
                         start,
@@ -477,12 +507,21 @@ impl Builder<'_> {
             }
             Some(Frame::Map {
                 mut entries,
+                mut replaced,
                 merges,
                 start,
                 flow_end,
                 anchor,
                 ..
             }) => {
+                if !replaced.is_empty() {
+                    replaced.sort_unstable();
+                    let mut at = 0;
+                    entries.retain(|_| {
+                        at += 1;
+                        replaced.binary_search(&(at - 1)).is_err()
+                    });
+                }
                 let end = if flow_end {
                     end
                 } else {
@@ -1032,6 +1071,45 @@ mod tests {
             &d.notices[0].kind,
             NoticeKind::DuplicateKey { key, first } if key == "a" && first.start.line == 1
         ));
+    }
+
+    #[test]
+    fn duplicate_keys_in_large_maps_keep_the_last_at_its_place() {
+        // Past INDEXED_FROM entries duplicates are found through the index: the result must be
+        // what removing the first and appending the last gives, as in small maps.
+        let keys: Vec<String> = (0..400).map(|i| format!("k{}", (i * 7) % 150)).collect();
+        let mut text = String::new();
+        for (i, k) in keys.iter().enumerate() {
+            writeln!(text, "{k}: {i}").unwrap();
+        }
+        let mut expected: Vec<(String, i64)> = Vec::new();
+        let mut duplicates = 0;
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(at) = expected.iter().position(|(key, _)| key == k) {
+                expected.remove(at);
+                duplicates += 1;
+            }
+            expected.push((k.clone(), i64::try_from(i).unwrap()));
+        }
+        let d = doc(&text);
+        let got: Vec<(String, i64)> = d
+            .root
+            .as_map()
+            .unwrap()
+            .iter()
+            .map(|e| match e.value.value {
+                Value::Int(v) => (e.key.clone(), v),
+                _ => panic!("{:?}", e.value),
+            })
+            .collect();
+        assert_eq!(got, expected);
+        let noticed = d
+            .notices
+            .iter()
+            .filter(|n| matches!(n.kind, NoticeKind::DuplicateKey { .. }))
+            .count();
+        assert_eq!(noticed, duplicates);
+        assert!(duplicates > 200);
     }
 
     #[test]

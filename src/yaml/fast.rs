@@ -36,12 +36,19 @@ impl Line {
 /// recursion stays a few hundred small frames deep on any thread.
 const MAX_DEPTH: usize = 128;
 
+/// Larger documents go to saphyr, which hands its events over one at a time: the scanner
+/// collects a document's events before the builder reads them, about 100 bytes per node.
+const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+
 /// The longest simple key YAML allows, counted from its first character to its `:`.
 const MAX_KEY_LENGTH: usize = 1024;
 
 /// The parser events of `text` (one document's text), or `None` when saphyr must parse it.
 pub(super) fn events(text: &str, max_depth: usize) -> Option<Vec<(Event<'_>, Span)>> {
     let bytes = text.as_bytes();
+    if bytes.len() > MAX_DOCUMENT_BYTES {
+        return None;
+    }
     // Printable ASCII and line feeds only: saphyr stops at NUL and refuses other control
     // characters, which the scanner would take as text.
     if !bytes
