@@ -88,10 +88,7 @@ pub fn at_keys<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
 
 /// `at_keys`, mutably.
 pub fn at_keys_mut<'a>(value: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
-    path.iter().try_fold(value, |node, key| match node {
-        Value::Object(map) => member_mut(map, key),
-        _ => None,
-    })
+    path.iter().try_fold(value, |node, key| node.field_mut(key))
 }
 
 /// The object under `key`, created when absent. A value of another JSON type is replaced (the
