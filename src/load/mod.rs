@@ -117,7 +117,9 @@ fn read_origin(
         if !inside_working_directory(&candidate) {
             return None;
         }
-        let text = std::fs::read_to_string(&candidate).ok()?;
+        // Bounded, regular files only: a FIFO named by the annotation must not block the run.
+        let real = std::fs::canonicalize(&candidate).ok()?;
+        let text = crate::source::read_file_text(&real).ok()?;
         let nodes = yaml::parse_stream(&text, options.limits)
             .into_iter()
             .filter_map(Result::ok)

@@ -1,12 +1,20 @@
-//! Finding and reading the input: directories (sorted, honouring .gitignore), files and stdin.
+//! Finding and reading the input: directories (sorted, honouring .gitignore inside a git
+//! repository, as git does), files and stdin.
 
-use std::io::Read;
+mod given;
+mod read;
+mod repo;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::error::Error;
+use given::Given;
+pub(crate) use read::special_kind;
+pub use read::{MAX_FILE_BYTES, ReadProblem, decode, read_file_bytes, read_file_text};
+pub use repo::repository_root;
 
 /// Where a source text came from.
 #[derive(Clone, Debug)]
@@ -23,14 +31,21 @@ pub enum Input {
         display: Arc<str>,
         bytes: Arc<[u8]>,
     },
+    /// A given path kvlint does not read (a symlink out of the working directory, a FIFO, a
+    /// device): reported as unreadable.
+    Refused {
+        display: Arc<str>,
+        problem: ReadProblem,
+    },
 }
 
 impl Input {
     pub fn display(&self) -> &Arc<str> {
         match self {
-            Self::File { display, .. } | Self::Stdin { display } | Self::Memory { display, .. } => {
-                display
-            }
+            Self::File { display, .. }
+            | Self::Stdin { display }
+            | Self::Memory { display, .. }
+            | Self::Refused { display, .. } => display,
         }
     }
 }
@@ -72,17 +87,61 @@ fn display_path(path: &Path) -> Arc<str> {
     Arc::from(text.replace('\\', "/"))
 }
 
+/// Bounds on a directory walk (the catalog's): past one, the walk is an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkLimits {
+    /// Directory levels below the given path.
+    pub max_depth: usize,
+    /// Entries of any kind visited.
+    pub max_entries: usize,
+    /// Manifest files listed.
+    pub max_files: usize,
+    /// Total size of the manifest files listed.
+    pub max_bytes: u64,
+}
+
 /// Lists the inputs in a stable order: the paths as given, each directory walked in sorted
 /// order. A path that does not exist is a usage error (exit 2).
 pub fn discover(selection: &Selection) -> Result<Vec<Input>, Error> {
-    let include = glob_set(&selection.include)?;
-    let exclude = glob_set(&selection.exclude)?;
+    discover_within(selection, None)
+}
+
+/// Like [`discover`], with every directory walk bounded by `limits`.
+pub fn discover_bounded(selection: &Selection, limits: WalkLimits) -> Result<Vec<Input>, Error> {
+    discover_within(selection, Some(limits))
+}
+
+/// Filters of a walk: the manifest names `--include`/`--exclude` select.
+struct Filters {
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+impl Filters {
+    fn selects(&self, root: &Path, path: &Path) -> bool {
+        if !is_manifest_name(path) || path.file_name() == Some(crate::config::FILE_NAME.as_ref()) {
+            return false;
+        }
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        let matches = |set: &GlobSet| set.is_match(relative) || set.is_match(path);
+        !self.exclude.as_ref().is_some_and(matches) && self.include.as_ref().is_none_or(matches)
+    }
+}
+
+fn discover_within(selection: &Selection, limits: Option<WalkLimits>) -> Result<Vec<Input>, Error> {
+    let filters = Filters {
+        include: glob_set(&selection.include)?,
+        exclude: glob_set(&selection.exclude)?,
+    };
     let mut inputs = Vec::new();
     let paths = if selection.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         selection.paths.clone()
     };
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|err| Error::Io(format!("the working directory: {err}")))?;
     for root in &paths {
         if root.as_os_str() == "-" {
             let name = selection.stdin_filename.as_deref().unwrap_or("<stdin>");
@@ -91,62 +150,160 @@ pub fn discover(selection: &Selection) -> Result<Vec<Input>, Error> {
             });
             continue;
         }
-        let metadata = std::fs::metadata(root)
-            .map_err(|err| Error::Io(format!("{}: {err}", root.display())))?;
-        if metadata.is_file() {
-            inputs.push(Input::File {
-                path: root.clone(),
+        match given::classify(root, &cwd)? {
+            Given::File(path) => inputs.push(Input::File {
+                path,
                 display: display_path(root),
-            });
-            continue;
-        }
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .require_git(false)
-            .follow_links(false)
-            .sort_by_file_name(std::cmp::Ord::cmp)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .build();
-        for entry in walker {
-            let entry = match entry {
-                Ok(entry) => entry,
-                // An unreadable directory: reported as an input that fails to read.
-                Err(err) => {
-                    if let Some(path) = walk_error_path(&err) {
-                        inputs.push(Input::File {
-                            display: display_path(&path),
-                            path,
-                        });
-                    }
-                    continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file())
-                || !is_manifest_name(entry.path())
-                || entry.file_name() == crate::config::FILE_NAME
-            {
-                continue;
-            }
-            let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-            if exclude
-                .as_ref()
-                .is_some_and(|set| set.is_match(relative) || set.is_match(entry.path()))
-            {
-                continue;
-            }
-            if include
-                .as_ref()
-                .is_some_and(|set| !set.is_match(relative) && !set.is_match(entry.path()))
-            {
-                continue;
-            }
-            inputs.push(Input::File {
-                path: entry.path().to_path_buf(),
-                display: display_path(entry.path()),
-            });
+            }),
+            Given::Refused(problem) => inputs.push(Input::Refused {
+                display: display_path(root),
+                problem,
+            }),
+            Given::Directory => walk(root, &filters, limits, &mut inputs)?,
         }
     }
     Ok(inputs)
+}
+
+/// Walks a directory in sorted order, without following symlinks. `.gitignore` (and git's
+/// other exclude files) apply only inside a git repository and only up to its root, as in git;
+/// files git tracks are listed even when an ignore rule matches them.
+fn walk(
+    root: &Path,
+    filters: &Filters,
+    limits: Option<WalkLimits>,
+    inputs: &mut Vec<Input>,
+) -> Result<(), Error> {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .ignore(false)
+        .require_git(true)
+        .follow_links(false)
+        .sort_by_file_name(std::cmp::Ord::cmp)
+        .filter_entry(|entry| entry.file_name() != ".git");
+    if let Some(limits) = limits {
+        // One level more than allowed, to see that the limit is passed.
+        builder.max_depth(Some(limits.max_depth + 1));
+    }
+    let mut budget = limits.map(Budget::new);
+    let first = inputs.len();
+    let mut listed = std::collections::BTreeSet::new();
+    for entry in builder.build() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // An unreadable directory: reported as an input that fails to read.
+            Err(err) => {
+                if let Some(path) = walk_error_path(&err) {
+                    inputs.push(Input::File {
+                        display: display_path(&path),
+                        path,
+                    });
+                }
+                continue;
+            }
+        };
+        let is_file = entry.file_type().is_some_and(|t| t.is_file());
+        let selected = is_file && filters.selects(root, entry.path());
+        if let Some(budget) = &mut budget {
+            budget.visit(root, &entry, selected)?;
+        }
+        if !selected {
+            continue;
+        }
+        listed.insert(entry.path().to_path_buf());
+        inputs.push(Input::File {
+            path: entry.path().to_path_buf(),
+            display: display_path(entry.path()),
+        });
+    }
+    let mut added = false;
+    for path in repo::ignored_but_tracked(root) {
+        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        if regular && filters.selects(root, &path) && !listed.contains(&path) {
+            inputs.push(Input::File {
+                display: display_path(&path),
+                path,
+            });
+            added = true;
+        }
+    }
+    if added {
+        // The walk's order: component by component, each directory's entries by name.
+        inputs[first..].sort_by(|a, b| walk_path(a).cmp(walk_path(b)));
+    }
+    Ok(())
+}
+
+fn walk_path(input: &Input) -> &Path {
+    match input {
+        Input::File { path, .. } => path,
+        other => Path::new(&**other.display()),
+    }
+}
+
+/// What a bounded walk has used so far.
+struct Budget {
+    limits: WalkLimits,
+    entries: usize,
+    files: usize,
+    bytes: u64,
+}
+
+impl Budget {
+    fn new(limits: WalkLimits) -> Self {
+        Self {
+            limits,
+            entries: 0,
+            files: 0,
+            bytes: 0,
+        }
+    }
+
+    fn visit(
+        &mut self,
+        root: &Path,
+        entry: &ignore::DirEntry,
+        selected: bool,
+    ) -> Result<(), Error> {
+        let limits = self.limits;
+        let stop = |what: String| {
+            Err(Error::Io(format!(
+                "{}: {what}; the walk stopped (at most {} levels, {} entries, {} manifest files, {} MiB)",
+                root.display(),
+                limits.max_depth,
+                limits.max_entries,
+                limits.max_files,
+                limits.max_bytes >> 20
+            )))
+        };
+        self.entries += 1;
+        if entry.depth() > limits.max_depth {
+            return stop(format!(
+                "{} is nested deeper than {} directories",
+                entry.path().display(),
+                limits.max_depth
+            ));
+        }
+        if self.entries > limits.max_entries {
+            return stop(format!("more than {} entries", limits.max_entries));
+        }
+        if !selected {
+            return Ok(());
+        }
+        self.files += 1;
+        self.bytes += entry.metadata().map_or(0, |m| m.len());
+        if self.files > limits.max_files {
+            return stop(format!("more than {} manifest files", limits.max_files));
+        }
+        if self.bytes > limits.max_bytes {
+            return stop(format!(
+                "more than {} MiB of manifests",
+                limits.max_bytes >> 20
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
@@ -159,100 +316,13 @@ fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
     }
 }
 
-/// Why a file's bytes are not a text kvlint can read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReadProblem {
-    pub message: String,
-    /// 1-based line and column of the offending byte, when known.
-    pub line: u32,
-    pub column: u32,
-}
-
 /// Reads an input as UTF-8 text.
 pub fn read(input: &Input) -> Result<String, ReadProblem> {
     let bytes = match input {
-        Input::File { path, .. } => std::fs::read(path).map_err(|err| ReadProblem {
-            message: format!("cannot read file: {err}"),
-            line: 1,
-            column: 1,
-        })?,
-        Input::Stdin { .. } => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|err| ReadProblem {
-                    message: format!("cannot read standard input: {err}"),
-                    line: 1,
-                    column: 1,
-                })?;
-            bytes
-        }
+        Input::File { path, .. } => read::read_file_bytes(path)?,
+        Input::Stdin { .. } => read::read_stdin()?,
         Input::Memory { bytes, .. } => bytes.to_vec(),
+        Input::Refused { problem, .. } => return Err(problem.clone()),
     };
     decode(bytes)
-}
-
-/// Checks that bytes are UTF-8 text, as Kubernetes requires of manifests.
-pub fn decode(bytes: Vec<u8>) -> Result<String, ReadProblem> {
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(ReadProblem {
-            message: "the file is UTF-16 encoded; Kubernetes manifests must be UTF-8".to_owned(),
-            line: 1,
-            column: 1,
-        });
-    }
-    if let Some(nul) = memchr::memchr(0, &bytes) {
-        let (line, column) = position_of_byte(&bytes, nul);
-        return Err(ReadProblem {
-            message: "the file contains a NUL byte: it is binary, not YAML".to_owned(),
-            line,
-            column,
-        });
-    }
-    String::from_utf8(bytes).map_err(|err| {
-        let offset = err.utf8_error().valid_up_to();
-        let (line, column) = position_of_byte(err.as_bytes(), offset);
-        ReadProblem {
-            message: "the file is not valid UTF-8".to_owned(),
-            line,
-            column,
-        }
-    })
-}
-
-fn position_of_byte(bytes: &[u8], offset: usize) -> (u32, u32) {
-    let before = &bytes[..offset.min(bytes.len())];
-    let line = before.split(|&b| b == b'\n').count();
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count()
-        + 1;
-    (
-        u32::try_from(line).unwrap_or(u32::MAX),
-        u32::try_from(column).unwrap_or(u32::MAX),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rejects_binary_and_utf16() {
-        assert!(decode(b"a: 1\n".to_vec()).is_ok());
-        let nul = decode(b"a: 1\nb: \0\n".to_vec()).unwrap_err();
-        assert_eq!((nul.line, nul.column), (2, 4));
-        assert!(
-            decode(vec![0xFF, 0xFE, b'a', 0])
-                .unwrap_err()
-                .message
-                .contains("UTF-16")
-        );
-        let bad = decode(b"a: \xc3\x28\n".to_vec()).unwrap_err();
-        assert_eq!((bad.line, bad.column), (1, 4));
-    }
 }
