@@ -2,6 +2,9 @@
 //! into `Config`; a problem in the file is a finding with its position there, and the rest of
 //! the file still applies.
 
+mod discover;
+mod paths;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,6 +40,8 @@ pub struct Config {
     pub kubevirt_version: Option<KubeVirtVersion>,
     pub namespace: Option<String>,
     pub catalog: Option<CatalogChoice>,
+    /// Where `catalog:` is written, for findings about its path.
+    pub(crate) catalog_span: Option<yaml::Span>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub severities: Vec<(&'static Rule, SeverityOverride)>,
@@ -46,27 +51,12 @@ pub struct Config {
     pub findings: Vec<Finding>,
 }
 
-/// Finds `.kvlint.yaml` in the directory of `start` or any parent.
+/// Finds the `.kvlint.yaml` that applies to `start` (see [`discover::search`]): only a file
+/// that may be used.
 pub fn discover(start: &Path) -> Option<PathBuf> {
-    let start = if start.as_os_str() == "-" {
-        Path::new(".")
-    } else {
-        start
-    };
-    let absolute = std::fs::canonicalize(start).ok()?;
-    let mut dir = if absolute.is_dir() {
-        absolute
-    } else {
-        absolute.parent()?.to_path_buf()
-    };
-    loop {
-        let candidate = dir.join(FILE_NAME);
-        if candidate.is_file() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
+    match discover::search(start) {
+        discover::Discovered::Found(path) => Some(path),
+        discover::Discovered::None | discover::Discovered::Refused { .. } => None,
     }
 }
 
@@ -96,15 +86,26 @@ impl Reader<'_> {
         }
     }
 
-    fn strings(&mut self, node: &Node, what: &str) -> Vec<String> {
+    /// A list of globs; an invalid one is a problem at its line and is left out.
+    fn globs(&mut self, node: &Node, what: &str) -> Vec<String> {
         let Some(items) = node.as_seq() else {
             self.problem(node, format!("{what} must be a list of strings"));
             return Vec::new();
         };
-        items
-            .iter()
-            .filter_map(|item| self.string(item, what))
-            .collect()
+        let mut globs = Vec::new();
+        for item in items {
+            let Some(pattern) = self.string(item, what) else {
+                continue;
+            };
+            match globset::Glob::new(&pattern) {
+                Ok(_) => globs.push(pattern),
+                Err(err) => self.problem(
+                    item,
+                    format!("{what}: invalid glob {pattern:?}: {}", err.kind()),
+                ),
+            }
+        }
+        globs
     }
 }
 
@@ -172,18 +173,24 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
             "catalog" => {
                 if let Some(text) = reader.string(node, "catalog") {
                     match text.parse::<CatalogChoice>() {
+                        Ok(CatalogChoice::Path(path)) if path.has_root() => reader.problem(
+                            node,
+                            "catalog must be auto, none or a path inside the repository, \
+                             relative to the configuration file; an absolute path is not read",
+                        ),
                         Ok(CatalogChoice::Path(path)) => {
                             // Relative to the configuration file.
                             let base = Path::new(&**file).parent().unwrap_or(Path::new(""));
                             config.catalog = Some(CatalogChoice::Path(base.join(path)));
+                            config.catalog_span = Some(node.span);
                         }
                         Ok(choice) => config.catalog = Some(choice),
                         Err(err) => reader.problem(node, err),
                     }
                 }
             }
-            "include" => config.include = reader.strings(node, "include"),
-            "exclude" => config.exclude = reader.strings(node, "exclude"),
+            "include" => config.include = reader.globs(node, "include"),
+            "exclude" => config.exclude = reader.globs(node, "exclude"),
             "rules" => config.severities = rule_severities(&mut reader, node),
             "cluster" => config.cluster = Some(node.to_json()),
             other => {
@@ -260,20 +267,54 @@ fn rule_severities(reader: &mut Reader<'_>, node: &Node) -> Vec<(&'static Rule, 
 
 /// Reads the configuration `choice` selects (starting the search at `start`).
 pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error::Error> {
-    let path = match choice {
+    let (given, path) = match choice {
         ConfigChoice::None => return Ok(Config::default()),
-        ConfigChoice::File(path) => path.clone(),
-        ConfigChoice::Discover => match discover(start) {
-            Some(path) => path,
-            None => return Ok(Config::default()),
+        // Given on the command line: the user's choice, followed wherever it leads.
+        ConfigChoice::File(given) => {
+            let path = std::fs::canonicalize(given)
+                .map_err(|err| crate::error::Error::Io(format!("{}: {err}", given.display())))?;
+            (given.clone(), path)
+        }
+        ConfigChoice::Discover => match discover::search(start) {
+            discover::Discovered::Found(path) => (path.clone(), path),
+            discover::Discovered::None => return Ok(Config::default()),
+            discover::Discovered::Refused { path, reason } => return Ok(refused(&path, &reason)),
         },
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|err| crate::error::Error::Io(format!("{}: {err}", path.display())))?;
-    let display: Arc<str> = Arc::from(display_path(&path));
+    let text = crate::source::read_file_text(&path).map_err(|problem| {
+        crate::error::Error::Io(format!("{}: {}", given.display(), problem.message))
+    })?;
+    let display: Arc<str> = Arc::from(display_path(&given));
     let mut config = parse(&display, &text);
     config.text = Some(Arc::from(text));
+    let holder = path.parent().unwrap_or(Path::new("/"));
+    let repository = crate::source::repository_root(holder).unwrap_or_else(|| holder.to_path_buf());
+    paths::confine(&mut config, &repository);
     Ok(config)
+}
+
+/// A configuration file that is not read: no settings, one finding that says why.
+fn refused(path: &Path, reason: &str) -> Config {
+    let file: Arc<str> = Arc::from(display_path(path));
+    let start = yaml::Pos {
+        line: 1,
+        column: 1,
+        index: 0,
+    };
+    Config {
+        findings: vec![
+            Finding::new(
+                &rules::INVALID_CONFIG,
+                Location {
+                    file,
+                    span: yaml::Span { start, end: start },
+                },
+                format!("this configuration file is not used: {reason}"),
+            )
+            .with_severity(Severity::Warning),
+        ],
+        ..Config::default()
+    }
 }
 
 /// The configuration file's path relative to the working directory when it is below it.
