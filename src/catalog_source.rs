@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::diag::{Finding, Related};
+use crate::diag::{Category, Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::load::{self, LoadOptions};
 use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
-use crate::source::{self, Selection};
+use crate::source::{self, Selection, WalkLimits};
 
 /// `--catalog auto|none|PATH`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -52,7 +52,18 @@ pub struct Catalog {
     pub deployed_by_operator: bool,
     /// The bundle the target release deploys, when v1.7.0's content stands in for it.
     pub approximated_from: Option<&'static str>,
+    /// Files of a catalog bundle that cannot be read or parsed (KV0001–KV0005).
+    pub findings: Vec<Finding>,
 }
+
+/// How far a `--catalog` directory is walked: a common-instancetypes bundle is one file of
+/// about a megabyte, or a directory of a few hundred small files.
+pub const CATALOG_WALK: WalkLimits = WalkLimits {
+    max_depth: 16,
+    max_entries: 10_000,
+    max_files: 2_000,
+    max_bytes: 256 << 20,
+};
 
 /// The version of common-instancetypes the built-in content is.
 pub const BUILTIN_VERSION: &str = "v1.7.0";
@@ -108,14 +119,19 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         label: Some(format!("built-in catalog {BUILTIN_VERSION}")),
         deployed_by_operator: true,
         approximated_from: (bundled != BUILTIN_VERSION).then_some(bundled),
+        findings: Vec::new(),
     }
 }
 
 fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
-    let inputs = source::discover(&Selection {
-        paths: vec![path.to_path_buf()],
-        ..Selection::default()
-    })?;
+    let inputs = source::discover_bounded(
+        &Selection {
+            paths: vec![path.to_path_buf()],
+            ..Selection::default()
+        },
+        CATALOG_WALK,
+    )
+    .map_err(|err| Error::Io(format!("--catalog: {err}")))?;
     let loaded = load::load(
         &inputs,
         &LoadOptions {
@@ -129,6 +145,12 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         .filter(|o| o.group == INSTANCETYPE_GROUP && o.namespace.is_none())
         .collect();
     let index = Index::build(&objects);
+    // A broken bundle file would otherwise only show as unresolved references.
+    let findings = loaded
+        .findings
+        .into_iter()
+        .filter(|f| f.rule.category == Category::Syntax)
+        .collect();
     Ok(Catalog {
         objects,
         index,
@@ -136,6 +158,7 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         label: Some(format!("catalog {}", path.display())),
         deployed_by_operator: false,
         approximated_from: None,
+        findings,
     })
 }
 

@@ -371,6 +371,7 @@ fn stream_inputs(
     let object_index = Index::build(&index.referenced);
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());
+    index.pending.add(catalog.findings.iter().cloned());
     index
         .pending
         .add(crate::hyperconverged::findings(&index.referenced));
