@@ -43,6 +43,7 @@ use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherKind, MatcherRole};
+use crate::output::sanitize::{self, terminal};
 use crate::output::yaml::to_yaml;
 use crate::profile::KubeVirtVersion;
 use crate::quantity::{Format, Quantity};
@@ -2627,10 +2628,13 @@ fn vm_heading(vm: &VmDiff) -> String {
 
 /// The terminal format: a summary, each VM that differs with its semantic summary, what
 /// KubeVirt does and the unified diff, then instance types and preferences and the findings.
+/// Text from the manifests is escaped with [`terminal`]: one line per item, control characters
+/// shown, no line a GitHub runner would execute.
 pub fn text(diff: &Diff) -> String {
+    let line = terminal::line;
     let mut out = String::new();
     let _ = writeln!(out, "kvlint diff: {}", counts_line(diff));
-    let _ = writeln!(out, "assumes {}", diff.assumptions.join("; "));
+    let _ = writeln!(out, "assumes {}", line(&diff.assumptions.join("; ")));
     if diff.vms.iter().all(|vm| vm.status == VmStatus::Unchanged) {
         let _ = writeln!(out, "\nno VM changes");
     }
@@ -2639,19 +2643,20 @@ pub fn text(diff: &Diff) -> String {
         .iter()
         .filter(|vm| vm.status != VmStatus::Unchanged)
     {
-        let _ = writeln!(out, "\n{}", vm_heading(vm));
+        let _ = writeln!(out, "\n{}", line(&vm_heading(vm)));
         for change in &vm.changes {
-            let _ = writeln!(out, "    {:<15}{}", change.aspect.label(), change.summary);
+            let label = change.aspect.label();
+            let _ = writeln!(out, "    {label:<15}{}", line(&change.summary));
         }
-        let _ = writeln!(out, "    {:<15}{}", "KubeVirt", vm.effect.message);
+        let _ = writeln!(out, "    {:<15}{}", "KubeVirt", line(&vm.effect.message));
         for detail in &vm.effect.details {
-            let _ = writeln!(out, "    {:<15}- {detail}", "");
+            let _ = writeln!(out, "    {:<15}- {}", "", line(detail));
         }
         for note in &vm.notes {
-            let _ = writeln!(out, "    {:<15}{note}", "note");
+            let _ = writeln!(out, "    {:<15}{}", "note", line(note));
         }
-        for line in vm.diff.lines() {
-            let _ = writeln!(out, "    {line}");
+        for diff_line in vm.diff.lines() {
+            let _ = writeln!(out, "    {}", terminal::block(diff_line));
         }
     }
     let unchanged: Vec<&VmDiff> = diff
@@ -2662,23 +2667,23 @@ pub fn text(diff: &Diff) -> String {
     if !unchanged.is_empty() {
         let _ = writeln!(out, "\nunchanged:");
         for vm in unchanged {
-            let _ = writeln!(out, "{}", vm_heading(vm));
+            let _ = writeln!(out, "{}", line(&vm_heading(vm)));
         }
     }
     if !diff.objects.is_empty() {
         let _ = writeln!(out, "\ninstance types and preferences:");
         for object in &diff.objects {
-            let _ = writeln!(
-                out,
-                "\n{} {} ({}:{}): {}",
+            let heading = format!(
+                "{} {} ({}:{}): {}",
                 status_mark(object.status),
                 object.key(),
                 object.file,
                 object.line,
                 object.status
             );
+            let _ = writeln!(out, "\n{}", line(&heading));
             for field in &object.fields {
-                let _ = writeln!(out, "    {}", describe(field, ""));
+                let _ = writeln!(out, "    {}", line(&describe(field, "")));
             }
             if object.used_by.is_empty() {
                 let _ = writeln!(out, "    used by no VM of the repository");
@@ -2687,11 +2692,11 @@ pub fn text(diff: &Diff) -> String {
                 let _ = writeln!(
                     out,
                     "    used by {} ({})",
-                    user.key(),
+                    line(&user.key().to_string()),
                     relation_text(user.relation)
                 );
             }
-            let _ = writeln!(out, "    note: {}", object.note);
+            let _ = writeln!(out, "    note: {}", line(&object.note));
         }
     }
     for (title, findings) in [
@@ -2700,13 +2705,14 @@ pub fn text(diff: &Diff) -> String {
     ] {
         let _ = writeln!(out, "\nfindings {title}: {}", findings.len());
         for finding in findings {
-            let _ = writeln!(out, "  {}", finding_line(finding));
+            let _ = writeln!(out, "  {}", line(&finding_line(finding)));
         }
     }
-    out
+    terminal::guard_lines(out)
 }
 
-/// Escapes text for Markdown outside code (tables included).
+/// Escapes text for Markdown outside code (tables included); mentions, issue references and
+/// bare links are broken and control characters shown ([`sanitize::markdown`]).
 fn md(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -2716,10 +2722,13 @@ fn md(text: &str) -> String {
                 out.push(c);
             }
             '\n' | '\r' => out.push(' '),
+            c if sanitize::markdown::is_hidden(c) => {
+                sanitize::markdown::push_hidden(&mut out, c, false);
+            }
             _ => out.push(c),
         }
     }
-    out
+    sanitize::markdown::defuse(&out)
 }
 
 fn longest_backtick_run(text: &str) -> usize {
@@ -2738,7 +2747,18 @@ fn longest_backtick_run(text: &str) -> usize {
 
 /// A code span that holds any text; pipes are escaped as GitHub tables need.
 fn md_code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => shown.push(' '),
+            '|' => shown.push_str("\\|"),
+            c if sanitize::markdown::is_hidden(c) => {
+                sanitize::markdown::push_hidden(&mut shown, c, true);
+            }
+            _ => shown.push(c),
+        }
+    }
+    let text = shown;
     let fence = "`".repeat(longest_backtick_run(&text) + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
         " "
@@ -2748,7 +2768,7 @@ fn md_code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// Escapes text for HTML (inside `<summary>`).
+/// Escapes text for HTML (inside `<summary>`), mentions and references broken.
 fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -2758,10 +2778,13 @@ fn html(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\n' | '\r' => out.push(' '),
+            c if sanitize::markdown::is_hidden(c) => {
+                sanitize::markdown::push_hidden(&mut out, c, true);
+            }
             _ => out.push(c),
         }
     }
-    out
+    sanitize::markdown::defuse(&out)
 }
 
 fn fenced(out: &mut String, language: &str, body: &str, max_lines: usize) {
@@ -2769,7 +2792,7 @@ fn fenced(out: &mut String, language: &str, body: &str, max_lines: usize) {
     let _ = writeln!(out, "{fence}{language}");
     let total = body.lines().count();
     for line in body.lines().take(max_lines) {
-        let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "{}", terminal::block(line));
     }
     if total > max_lines {
         let _ = writeln!(
@@ -2958,7 +2981,7 @@ pub fn markdown(diff: &Diff) -> String {
         findings_table(&mut out, &diff.fixed);
         let _ = writeln!(out, "\n</details>");
     }
-    out
+    terminal::guard_lines(out)
 }
 
 #[derive(Serialize)]
@@ -2974,7 +2997,7 @@ pub fn json(diff: &Diff) -> String {
     let mut text = serde_json::to_string_pretty(&JsonDiff { version: 1, diff })
         .unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
     text.push('\n');
-    text
+    crate::output::sanitize::json::guard_owned(text)
 }
 
 #[cfg(test)]

@@ -39,11 +39,10 @@ pub mod source;
 pub mod suppress;
 pub mod yaml;
 
-use std::fmt::Write as _;
-
 use analyze::Rendered;
 use check::Report;
 use output::RenderFormat;
+use output::sanitize::terminal::{guard_lines, line};
 
 /// The text of `kvlint render`: YAML documents with a source comment each, or a JSON array.
 pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
@@ -53,15 +52,16 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
             let mut text =
                 serde_json::to_string_pretty(&values).unwrap_or_else(|_| "[]".to_owned());
             text.push('\n');
-            text
+            output::sanitize::json::guard_owned(text)
         }
         RenderFormat::Yaml => {
             let mut text = String::new();
             for vm in rendered {
                 text.push_str("---\n");
-                let _ = writeln!(text, "# Source: {}:{}", vm.file, vm.line);
+                let source = format!("# Source: {}:{}\n", line(&vm.file), vm.line);
+                text.push_str(&guard_lines(source));
                 for origin in &vm.origins {
-                    let _ = writeln!(text, "# {origin}");
+                    text.push_str(&guard_lines(format!("# {}\n", line(origin))));
                 }
                 text.push_str(&output::yaml::to_yaml(&vm.value));
             }

@@ -18,6 +18,7 @@ use kvlint::diag::Severity;
 use kvlint::diff::{self, Inputs};
 use kvlint::error::Error;
 use kvlint::git_tree;
+use kvlint::output::sanitize::terminal;
 use kvlint::output::{self, CheckFormat, RenderFormat};
 use kvlint::source::Selection;
 
@@ -223,10 +224,10 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
                 ),
                 RenderFormat::Json => (
                     "json",
-                    format!(
+                    output::sanitize::json::guard_owned(format!(
                         "{}\n",
                         serde_json::to_string_pretty(&vm.value).unwrap_or_default()
-                    ),
+                    )),
                 ),
             };
             let path = dir.join(format!("{}_{}.{extension}", vm.namespace, vm.name));
@@ -373,8 +374,10 @@ fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
         kvlint::fix::write(&outcome)?;
     }
     let list = match args.format {
-        DocFormat::Text => kvlint::fix::text(&outcome, write),
-        DocFormat::Json => kvlint::fix::json(&outcome, write),
+        DocFormat::Text => {
+            terminal::guard_lines(terminal::block(&kvlint::fix::text(&outcome, write)).into_owned())
+        }
+        DocFormat::Json => output::sanitize::json::guard_owned(kvlint::fix::json(&outcome, write)),
     };
     if args.diff {
         write_stdout(&kvlint::fix::unified_diff(&outcome))?;
@@ -417,7 +420,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "kvlint: error: {err}");
+            let message = terminal::guard_lines(terminal::block(&err.to_string()).into_owned());
+            let _ = writeln!(stderr, "kvlint: error: {message}");
             ExitCode::from(2)
         }
     }

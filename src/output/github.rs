@@ -4,6 +4,12 @@
 //! severe findings go first and at most [`MAX_PER_SEVERITY`] of each are emitted; a closing
 //! notice says how many were left out. The full report belongs in the step summary
 //! ([`step_summary`]) and the SARIF upload.
+//!
+//! Manifest text (file names, messages, help) is escaped for the terminal first (control
+//! characters shown, one line where kvlint writes one), `##[` is broken, and then the runner's
+//! own escaping applies (`%`, `\r`, `\n`; in properties `:` and `,` as well, as
+//! `@actions/core` escapes them): an annotation is always exactly one line that starts with
+//! kvlint's `::`.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -11,9 +17,20 @@ use std::path::PathBuf;
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
+use crate::output::sanitize::terminal;
 
 /// GitHub's limit of annotations of one kind per step.
 pub const MAX_PER_SEVERITY: usize = 10;
+
+/// Manifest text as it may appear in a command: control characters shown, `##[` broken.
+fn shown(text: &str, one_line: bool) -> String {
+    let text = if one_line {
+        terminal::line(text)
+    } else {
+        terminal::block(text)
+    };
+    terminal::guard_lines(text.into_owned())
+}
 
 /// Escapes the message of a workflow command.
 fn escape_data(text: &str) -> String {
@@ -46,7 +63,7 @@ fn annotation(finding: &Finding) -> String {
     let file = &*finding.location.file;
     let span = finding.location.span;
     if !is_placeholder(file) {
-        properties.push(format!("file={}", escape_property(file)));
+        properties.push(format!("file={}", escape_property(&shown(file, true))));
         if span.start.line > 0 {
             // kvlint's end is exclusive: a span that ends at column 1 ends on the line before.
             let end_line = if span.end.line > span.start.line && span.end.column <= 1 {
@@ -72,19 +89,22 @@ fn annotation(finding: &Finding) -> String {
         "title={}",
         escape_property(&format!("{} {}", finding.rule.code, finding.rule.name))
     ));
-    let mut message = finding.message.clone();
+    let mut message = shown(&finding.message, true);
     if is_placeholder(file) {
-        message = format!("{file}: {message}");
+        message = format!("{}: {message}", shown(file, true));
     }
     if let Some(help) = &finding.help {
-        let _ = write!(message, "\nhelp: {help}");
+        let _ = write!(message, "\nhelp: {}", shown(help, false));
     }
     for related in &finding.related {
         let start = related.location.span.start;
         let _ = write!(
             message,
             "\n{}:{}:{}: {}",
-            related.location.file, start.line, start.column, related.message
+            shown(&related.location.file, true),
+            start.line,
+            start.column,
+            shown(&related.message, true)
         );
     }
     format!(
@@ -220,14 +240,14 @@ mod tests {
             location("dir,with:odd%name.yaml", 1, 1, 1, 2),
             "100% skipped\nsecond line",
         )
-        .with_help("use: this, that");
+        .with_help("use: this,\nthat");
         let text = report(&Report {
             findings: vec![finding],
             ..Report::default()
         });
         assert_eq!(
             text,
-            "::notice file=dir%2Cwith%3Aodd%25name.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV0006 not-a-manifest::100%25 skipped%0Asecond line%0Ahelp: use: this, that\n"
+            "::notice file=dir%2Cwith%3Aodd%25name.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV0006 not-a-manifest::100%25 skipped\\nsecond line%0Ahelp: use: this,%0Athat\n"
         );
     }
 

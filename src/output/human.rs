@@ -1,4 +1,8 @@
 //! `--format human` (miette-style reports with source snippets) and `--format concise`.
+//!
+//! Manifest text goes through [`terminal`]: names, messages and paths on one line,
+//! help and source snippets with their line breaks, and the finished report through
+//! [`terminal::guard_lines`].
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -10,6 +14,7 @@ use miette::{
 
 use crate::check::Report;
 use crate::diag::{Finding, Location, Severity};
+use crate::output::sanitize::terminal;
 
 /// Byte offset of a 1-based line and character column in `text`.
 fn byte_offset(text: &str, line: u32, column: u32) -> usize {
@@ -29,11 +34,39 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
     offset + within
 }
 
-fn byte_range(text: &str, location: &Location) -> (usize, usize) {
-    let span = location.span;
-    let start = byte_offset(text, span.start.line, span.start.column);
-    let end = byte_offset(text, span.end.line, span.end.column).max(start);
-    (start, end)
+/// A source file as the snippets show it: control characters escaped.
+struct Snippet<'a> {
+    original: &'a str,
+    escaped: terminal::EscapedSource<'a>,
+    shown: Arc<str>,
+}
+
+impl<'a> Snippet<'a> {
+    fn new(original: &'a Arc<str>) -> Self {
+        let escaped = terminal::EscapedSource::new(original);
+        let shown = match &escaped.text {
+            std::borrow::Cow::Borrowed(_) => Arc::clone(original),
+            std::borrow::Cow::Owned(text) => Arc::from(text.as_str()),
+        };
+        Self {
+            original,
+            escaped,
+            shown,
+        }
+    }
+
+    /// The span of `location` in the shown text, as `(offset, length)`.
+    fn span(&self, location: &Location) -> (usize, usize) {
+        let span = location.span;
+        let start = byte_offset(self.original, span.start.line, span.start.column);
+        let end = byte_offset(self.original, span.end.line, span.end.column).max(start);
+        let (start, end) = (self.escaped.offset(start), self.escaped.offset(end));
+        (start, end - start)
+    }
+
+    fn named(&self, file: &str) -> NamedSource<Arc<str>> {
+        NamedSource::new(terminal::line(file), Arc::clone(&self.shown))
+    }
 }
 
 struct HumanDiagnostic {
@@ -100,65 +133,84 @@ fn miette_severity(severity: Severity) -> miette::Severity {
     }
 }
 
-fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, &Arc<str>>) -> HumanDiagnostic {
-    let source = sources.get(&*finding.location.file).copied();
-    let label_text = finding.path.clone().unwrap_or_default();
+fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, Snippet<'_>>) -> HumanDiagnostic {
+    let file = &*finding.location.file;
+    let source = sources.get(file);
+    let label_text = terminal::line(finding.path.as_deref().unwrap_or_default()).into_owned();
     let mut labels = Vec::new();
-    if let Some(text) = source {
-        let (start, end) = byte_range(text, &finding.location);
+    if let Some(snippet) = source {
         labels.push(LabeledSpan::new_primary_with_span(
             (!label_text.is_empty()).then_some(label_text),
-            (start, end - start),
+            snippet.span(&finding.location),
         ));
     }
     let mut related = Vec::new();
     for item in &finding.related {
-        let related_source = sources.get(&*item.location.file).copied();
-        let Some(text) = related_source else {
+        let Some(snippet) = sources.get(&*item.location.file) else {
             continue;
         };
-        let (start, end) = byte_range(text, &item.location);
-        let label = LabeledSpan::new_with_span(Some(item.message.clone()), (start, end - start));
+        let message = terminal::line(&item.message).into_owned();
+        let label = LabeledSpan::new_with_span(Some(message.clone()), snippet.span(&item.location));
         if item.location.file == finding.location.file && source.is_some() {
             labels.push(label);
         } else {
             related.push(HumanDiagnostic {
-                message: item.message.clone(),
+                message,
                 code: String::new(),
                 severity: miette::Severity::Advice,
                 help: None,
-                source: Some(NamedSource::new(&*item.location.file, Arc::clone(text))),
+                source: Some(snippet.named(&item.location.file)),
                 labels: vec![label],
                 related: Vec::new(),
             });
         }
     }
-    let position = format!(
-        "{}:{}:{}",
-        finding.location.file, finding.location.span.start.line, finding.location.span.start.column
-    );
+    let message = terminal::line(&finding.message);
     HumanDiagnostic {
         message: if source.is_some() {
-            finding.message.clone()
+            message.into_owned()
         } else {
-            format!("{position}: {}", finding.message)
+            let start = finding.location.span.start;
+            format!(
+                "{}:{}:{}: {message}",
+                terminal::line(file),
+                start.line,
+                start.column
+            )
         },
         code: format!("{}({})", finding.rule.code, finding.rule.name),
         severity: miette_severity(finding.severity),
-        help: finding.help.clone(),
-        source: source.map(|text| NamedSource::new(&*finding.location.file, Arc::clone(text))),
+        help: finding
+            .help
+            .as_deref()
+            .map(|help| terminal::block(help).into_owned()),
+        source: source.map(|snippet| snippet.named(file)),
         labels,
         related,
     }
 }
 
-/// Human report: one snippet per finding, then a summary line.
-pub fn report(report: &Report, color: bool, width: usize) -> String {
-    let sources: HashMap<&str, &Arc<str>> = report
+/// The sources the findings show, escaped once each.
+fn snippets(report: &Report) -> HashMap<&str, Snippet<'_>> {
+    let shown: std::collections::HashSet<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .flat_map(|f| {
+            std::iter::once(&*f.location.file).chain(f.related.iter().map(|r| &*r.location.file))
+        })
+        .collect();
+    report
         .sources
         .iter()
-        .map(|(name, text)| (&**name, text))
-        .collect();
+        .filter(|(name, _)| shown.contains(&**name))
+        .map(|(name, text)| (&**name, Snippet::new(text)))
+        .collect()
+}
+
+/// Human report: one snippet per finding, then a summary line.
+pub fn report(report: &Report, color: bool, width: usize) -> String {
+    let sources = snippets(report);
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -182,19 +234,19 @@ pub fn report(report: &Report, color: bool, width: usize) -> String {
         out.push('\n');
     }
     out.push_str(&summary_line(report));
-    out
+    terminal::guard_lines(out)
 }
 
 fn concise_line(finding: &Finding) -> String {
     let start = finding.location.span.start;
     format!(
         "{}:{}:{}: {}[{}] {}",
-        finding.location.file,
+        terminal::line(&finding.location.file),
         start.line,
         start.column,
         finding.severity,
         finding.rule.code,
-        finding.message
+        terminal::line(&finding.message)
     )
 }
 
@@ -206,7 +258,7 @@ pub fn concise(report: &Report) -> String {
         out.push('\n');
     }
     out.push_str(&summary_line(report));
-    out
+    terminal::guard_lines(out)
 }
 
 fn summary_line(report: &Report) -> String {

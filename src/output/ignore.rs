@@ -111,8 +111,9 @@ pub fn argocd_yaml(report: &Report) -> String {
 
 /// JSON: `{"ignoreDifferences": [...]}`.
 pub fn argocd_json(report: &Report) -> String {
-    serde_json::to_string_pretty(&json!({"ignoreDifferences": entries(report)})).unwrap_or_default()
-        + "\n"
+    let text = serde_json::to_string_pretty(&json!({"ignoreDifferences": entries(report)}))
+        .unwrap_or_default();
+    crate::output::sanitize::json::guard_owned(text + "\n")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::check::{Report, Summary};
 use crate::diag::{Category, Finding, ObjectRef, Severity};
+use crate::output::sanitize;
 
 #[derive(Serialize)]
 struct JsonRelated<'a> {
@@ -87,7 +88,7 @@ pub fn report(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&json)
         .unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
     text.push('\n');
-    text
+    sanitize::json::guard_owned(text)
 }
 
 /// Writes the JSON report while the check runs, a finding at a time, byte for byte as
@@ -142,7 +143,10 @@ impl<W: std::io::Write> JsonStream<W> {
         let mut buffer = std::mem::take(&mut self.buffer);
         buffer.clear();
         write_diagnostic(&mut buffer, &diagnostic(finding), "    ");
-        self.write(&buffer);
+        match std::str::from_utf8(&buffer).map(sanitize::json::guard) {
+            Ok(std::borrow::Cow::Owned(guarded)) => self.write(guarded.as_bytes()),
+            _ => self.write(&buffer),
+        }
         self.buffer = buffer;
     }
 

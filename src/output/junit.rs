@@ -5,6 +5,10 @@
 //! `<testcase>` (classname: the file; name: `Kind namespace/name`); every error or warning is a
 //! `<failure>` of it, infos go to its `<system-out>`. A finding about a file rather than an
 //! object (a YAML syntax error, a skipped file) is a test case of its own.
+//!
+//! Characters XML cannot hold become U+FFFD; DEL, C1 controls and bidirectional overrides are
+//! written as character references, and so are the `:` and `#` that would make a line a GitHub
+//! workflow command (CI systems print the report in their logs). A parser reads the same text.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +16,7 @@ use std::fmt::Write as _;
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
 use crate::docs::rule_url;
+use crate::output::sanitize::{is_hidden_control, workflow};
 
 use super::markdown::object_label;
 
@@ -31,11 +36,32 @@ fn escape_text(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            ch if is_xml_char(ch) => out.push(ch),
-            _ => out.push('\u{FFFD}'),
+            // A parser would read a raw one as a line feed.
+            '\r' => out.push_str("&#13;"),
+            ch => push_char(&mut out, ch),
         }
     }
     out
+}
+
+/// A character of text or an attribute value: hidden ones as references.
+fn push_char(out: &mut String, ch: char) {
+    if !is_xml_char(ch) {
+        out.push('\u{FFFD}');
+    } else if is_hidden_control(ch) && !matches!(ch, '\t' | '\n' | '\r') {
+        let _ = write!(out, "&#x{:x};", u32::from(ch));
+    } else {
+        out.push(ch);
+    }
+}
+
+/// The document with every line a GitHub runner would execute broken by a character reference.
+fn guard_lines(xml: String) -> String {
+    workflow::rewrite_commands(&xml, |ch| match ch {
+        ':' => "&#58;",
+        _ => "&#35;",
+    })
+    .unwrap_or(xml)
 }
 
 /// Escapes an attribute value; line breaks and tabs are kept as character references, which
@@ -52,8 +78,7 @@ fn escape_attr(text: &str) -> String {
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
             '\t' => out.push_str("&#9;"),
-            ch if is_xml_char(ch) => out.push(ch),
-            _ => out.push('\u{FFFD}'),
+            ch => push_char(&mut out, ch),
         }
     }
     out
@@ -211,7 +236,7 @@ pub fn report(report: &Report) -> String {
         out.push_str("    </testcase>\n");
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    guard_lines(out)
 }
 
 #[cfg(test)]

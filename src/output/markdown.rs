@@ -9,6 +9,10 @@ use std::fmt::Write as _;
 use crate::check::Report;
 use crate::diag::{Finding, ObjectRef, Severity};
 use crate::docs::rule_url;
+use crate::output::sanitize::{
+    self,
+    markdown::{Piece, split_code_spans},
+};
 
 /// The most findings listed in the table.
 pub const MAX_ROWS: usize = 100;
@@ -25,30 +29,55 @@ fn plural(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
-/// Escapes text for a table cell: `|` never ends the cell, a line break becomes `<br>`, and
-/// outside code spans `<`, `>` and `&` are shown as written instead of read as HTML.
+/// Escapes text for a table cell. Code spans (paired as CommonMark pairs backtick runs) stay
+/// code: `|` is escaped as tables need and a line break becomes a space. Outside them `|` never
+/// ends the cell, a line break becomes `<br>`, `<`, `>`, `&` and `\\` are shown as written,
+/// a `]` before `(` opens no link or image, unpaired backticks are literal, and mentions,
+/// issue references and bare links are broken ([`sanitize::markdown`]).
 fn escape_cell(text: &str) -> String {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    let parts: Vec<&str> = text.split('`').collect();
-    // An odd number of backticks cannot pair up: show them all literally.
-    let balanced = parts.len() % 2 == 1;
     let mut out = String::with_capacity(text.len());
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push_str(if balanced { "`" } else { "\\`" });
-        }
-        let in_code = balanced && i % 2 == 1;
-        for ch in part.chars() {
-            match ch {
-                '|' => out.push_str("\\|"),
-                '\n' if in_code => out.push(' '),
-                '\n' => out.push_str("<br>"),
-                '<' if !in_code => out.push_str("&lt;"),
-                '>' if !in_code => out.push_str("&gt;"),
-                '&' if !in_code => out.push_str("&amp;"),
-                '\\' if !in_code => out.push_str("\\\\"),
-                _ => out.push(ch),
+    for piece in split_code_spans(&text) {
+        match piece {
+            Piece::Code { fence, content } => {
+                let fence = "`".repeat(fence);
+                out.push_str(&fence);
+                for ch in content.chars() {
+                    match ch {
+                        '|' => out.push_str("\\|"),
+                        '\n' => out.push(' '),
+                        ch if sanitize::markdown::is_hidden(ch) => {
+                            sanitize::markdown::push_hidden(&mut out, ch, true);
+                        }
+                        _ => out.push(ch),
+                    }
+                }
+                out.push_str(&fence);
             }
+            Piece::Backticks(count) => out.push_str(&"\\`".repeat(count)),
+            Piece::Text(part) => out.push_str(&sanitize::markdown::defuse(&escape_text(part))),
+        }
+    }
+    out
+}
+
+/// Escapes table-cell text outside code spans (see [`escape_cell`]).
+fn escape_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '|' => out.push_str("\\|"),
+            '\n' => out.push_str("<br>"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' => out.push_str("\\\\"),
+            ']' if chars.peek() == Some(&'(') => out.push_str("\\]"),
+            ch if sanitize::markdown::is_hidden(ch) => {
+                sanitize::markdown::push_hidden(&mut out, ch, false);
+            }
+            _ => out.push(ch),
         }
     }
     out
@@ -128,7 +157,8 @@ pub fn report(report: &Report) -> String {
             )
         );
     }
-    out
+    // The report is printed in CI logs too.
+    sanitize::terminal::guard_lines(out)
 }
 
 #[cfg(test)]

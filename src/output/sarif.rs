@@ -213,7 +213,10 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
         result.insert("ruleIndex".into(), json!(index));
     }
     result.insert("level".into(), json!(level(finding.severity)));
-    result.insert("message".into(), json!({ "text": finding.message }));
+    result.insert(
+        "message".into(),
+        json!({ "text": message_text(&finding.message) }),
+    );
     let mut location = Map::new();
     location.insert(
         "physicalLocation".into(),
@@ -232,7 +235,7 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
                 json!({
                     "id": i + 1,
                     "physicalLocation": physical_location(&related.location),
-                    "message": { "text": related.message },
+                    "message": { "text": message_text(&related.message) },
                 })
             })
             .collect();
@@ -308,7 +311,13 @@ pub fn report(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&log)
         .unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
     text.push('\n');
-    text
+    crate::output::sanitize::json::guard_owned(text)
+}
+
+/// A message as SARIF plain text: a viewer reads `[text](target)` as an embedded link (SARIF
+/// 2.1.0 §3.11.6), so a `]` right before `(` is escaped and no manifest text becomes a link.
+fn message_text(text: &str) -> String {
+    text.replace("](", "\\](")
 }
 
 #[cfg(test)]

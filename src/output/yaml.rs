@@ -1,12 +1,23 @@
 //! A small YAML emitter for rendered objects: block style, kubectl's layout (sequences not
 //! indented under their key), and strings quoted whenever YAML 1.1 or 1.2 could read them as
 //! anything but a string.
+//!
+//! Strings a GitHub runner could read as a workflow command (a line starting with `::`, or
+//! holding `##[`) and strings with hidden characters (DEL, C1 controls, bidirectional
+//! overrides) are always double-quoted, with those characters and the second `#` of `##[`
+//! escaped: the output reads back as the same value, and no line of it is a command.
 
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::output::sanitize::{is_hidden_control, json, workflow};
 use crate::yaml::is_plain_safe;
+
+/// Whether `text` can be written without quotes, where nothing else starts its line.
+fn is_plain(text: &str) -> bool {
+    is_plain_safe(text) && !workflow::has_command(text) && !text.contains(is_hidden_control)
+}
 
 /// Emits `value` as a YAML document body (no `---`).
 pub fn to_yaml(value: &Value) -> String {
@@ -49,15 +60,19 @@ fn indent(out: &mut String, level: usize) {
 }
 
 fn push_key(out: &mut String, key: &str) {
-    if is_plain_safe(key) {
+    if is_plain(key) {
         out.push_str(key);
     } else {
         out.push_str(&quoted(key));
     }
 }
 
+/// A double-quoted scalar: JSON's escapes are YAML's, and [`json::guard`]'s (`\u009b`,
+/// `\u0023`) are too.
 fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()))
+    let text =
+        serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()));
+    json::guard_owned(text)
 }
 
 fn is_block_literal_safe(text: &str) -> bool {
@@ -66,8 +81,9 @@ fn is_block_literal_safe(text: &str) -> bool {
         && !text.contains('\r')
         && text
             .chars()
-            .all(|c| c == '\n' || c == '\t' || !c.is_control())
+            .all(|c| c == '\n' || c == '\t' || !is_hidden_control(c))
         && text.lines().all(|line| !line.ends_with([' ', '\t']))
+        && !workflow::has_command(text)
 }
 
 fn scalar_text(value: &Value, level: usize) -> String {
@@ -93,7 +109,7 @@ fn scalar_text(value: &Value, level: usize) -> String {
             }
             text
         }
-        Value::String(s) if is_plain_safe(s) => s.clone(),
+        Value::String(s) if is_plain(s) => s.clone(),
         Value::String(s) => quoted(s),
         Value::Array(_) => "[]".to_owned(),
         Value::Object(_) => "{}".to_owned(),
