@@ -44,7 +44,7 @@ pub struct Selection {
     pub stdin_filename: Option<String>,
 }
 
-fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
+pub(crate) fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -60,13 +60,13 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
         .map_err(|err| Error::Usage(format!("invalid globs: {err}")))
 }
 
-fn is_manifest_name(path: &Path) -> bool {
+pub(crate) fn is_manifest_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
 }
 
-fn display_path(path: &Path) -> Arc<str> {
+pub(crate) fn display_path(path: &Path) -> Arc<str> {
     let text = path.to_string_lossy();
     let text = text.strip_prefix("./").unwrap_or(&text);
     Arc::from(text.replace('\\', "/"))
