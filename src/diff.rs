@@ -517,8 +517,8 @@ fn inputs_of(
 }
 
 /// Renames the files of a report that start with `from` to start with `to`: a side read from
-/// a temporary directory (a git revision) or another directory then carries the file names of
-/// the other side, so that its findings compare and print as the same files.
+/// another directory then carries the file names of the other side, so that its findings
+/// compare and print as the same files.
 pub fn relabel(report: &mut Report, from: &str, to: &str) {
     if from.is_empty() {
         return;
