@@ -32,6 +32,13 @@ find ../testdata -type d -print0 |
     mv "$joined" "$dir/check_file/repo-$(sha1sum "$joined" | cut -c1-16)"
   done
 mkdir -p "$dir/render_vm"
-for target in load_yaml check_file render_vm; do
+# git_tree reads `git ls-tree -r -z -l` output: the listing of this repository, when it is one.
+mkdir -p "$dir/git_tree"
+if git -C .. rev-parse --verify --quiet HEAD > /dev/null; then
+  listing=$(mktemp)
+  git -C .. ls-tree -r -z -l --full-tree HEAD > "$listing"
+  mv "$listing" "$dir/git_tree/listing-$(sha1sum "$listing" | cut -c1-16)"
+fi
+for target in load_yaml check_file render_vm git_tree; do
   echo "$target: $(find "$dir/$target" -type f | wc -l) inputs"
 done

@@ -15,6 +15,9 @@ use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
 use crate::source::{self, Selection, WalkLimits};
 
+/// A file read into memory: its display name and its bytes.
+pub type NamedBytes = (Arc<str>, Arc<[u8]>);
+
 /// `--catalog auto|none|PATH`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum CatalogChoice {
@@ -24,6 +27,12 @@ pub enum CatalogChoice {
     None,
     /// A bundle file or directory, e.g. a newer common-instancetypes release.
     Path(PathBuf),
+    /// The files of a bundle at `path`, already read (from a git revision, for `kvlint diff
+    /// --base`), with their display names.
+    Files {
+        path: PathBuf,
+        files: Arc<[NamedBytes]>,
+    },
 }
 
 impl FromStr for CatalogChoice {
@@ -132,8 +141,23 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         CATALOG_WALK,
     )
     .map_err(|err| Error::Io(format!("--catalog: {err}")))?;
+    Ok(from_inputs(&inputs, path))
+}
+
+fn from_files(path: &std::path::Path, files: &[NamedBytes]) -> Catalog {
+    let inputs: Vec<source::Input> = files
+        .iter()
+        .map(|(display, bytes)| source::Input::Memory {
+            display: Arc::clone(display),
+            bytes: Arc::clone(bytes),
+        })
+        .collect();
+    from_inputs(&inputs, path)
+}
+
+fn from_inputs(inputs: &[source::Input], path: &std::path::Path) -> Catalog {
     let loaded = load::load(
-        &inputs,
+        inputs,
         &LoadOptions {
             keep_sources: true,
             ..LoadOptions::default()
@@ -151,7 +175,7 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         .into_iter()
         .filter(|f| f.rule.category == Category::Syntax)
         .collect();
-    Ok(Catalog {
+    Catalog {
         objects,
         index,
         sources: loaded.sources,
@@ -159,7 +183,7 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         deployed_by_operator: false,
         approximated_from: None,
         findings,
-    })
+    }
 }
 
 /// The catalog for `choice` and the cluster `profile`.
@@ -170,6 +194,7 @@ pub fn load_catalog(
     match choice {
         CatalogChoice::None => Ok(Arc::default()),
         CatalogChoice::Path(path) => from_path(path).map(Arc::new),
+        CatalogChoice::Files { path, files } => Ok(Arc::new(from_files(path, files))),
         CatalogChoice::Auto if !profile.deploy_catalog || !deployed_by_default(profile) => {
             Ok(Arc::default())
         }

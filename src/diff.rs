@@ -471,38 +471,55 @@ fn renamed(file: &str, from: &str, to: &str) -> Option<String> {
 /// Reads a side's [`Inputs`] with the options its `check::run` used (paths, include/exclude
 /// and namespace, merged with the configuration file as `check::run` does).
 pub fn load_inputs(options: &Options) -> Result<Inputs, Error> {
+    let config = side_config(options)?;
+    let mut selection = options.selection.clone();
+    selection.include.extend(config.include.iter().cloned());
+    selection.exclude.extend(config.exclude.iter().cloned());
+    let files = crate::source::discover(&selection)?;
+    Ok(inputs_of(options, &config, &files))
+}
+
+/// Like [`load_inputs`], for files already listed (a git revision's, read into memory).
+pub fn load_inputs_from(
+    options: &Options,
+    files: &[crate::source::Input],
+) -> Result<Inputs, Error> {
+    Ok(inputs_of(options, &side_config(options)?, files))
+}
+
+fn side_config(options: &Options) -> Result<crate::config::Config, Error> {
     let start = options
         .selection
         .paths
         .first()
         .cloned()
         .unwrap_or_else(|| PathBuf::from("."));
-    let config = crate::config::load(&options.config, &start)?;
-    let mut selection = options.selection.clone();
-    selection.include.extend(config.include.iter().cloned());
-    selection.exclude.extend(config.exclude.iter().cloned());
+    crate::config::load(&options.config, &start)
+}
+
+fn inputs_of(
+    options: &Options,
+    config: &crate::config::Config,
+    files: &[crate::source::Input],
+) -> Inputs {
     let namespace = options
         .default_namespace
         .clone()
         .or_else(|| config.namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
-    let files = crate::source::discover(&selection)?;
     let loaded = crate::load::load(
-        &files,
+        files,
         &crate::load::LoadOptions {
             default_namespace: namespace,
             ..crate::load::LoadOptions::default()
         },
     );
-    Ok(Inputs::from_objects(
-        &loaded.objects,
-        config.cluster.as_ref(),
-    ))
+    Inputs::from_objects(&loaded.objects, config.cluster.as_ref())
 }
 
 /// Renames the files of a report that start with `from` to start with `to`: a side read from
-/// a temporary directory (a git revision) or another directory then carries the file names of
-/// the other side, so that its findings compare and print as the same files.
+/// another directory then carries the file names of the other side, so that its findings
+/// compare and print as the same files.
 pub fn relabel(report: &mut Report, from: &str, to: &str) {
     if from.is_empty() {
         return;

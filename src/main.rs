@@ -272,21 +272,14 @@ fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Repor
     Ok((check::run(&options)?, diff::load_inputs(&options)?))
 }
 
-/// A side read from a git revision; its files are renamed to the working tree's names.
-fn tree_side(input: &InputArgs, tree: &git_tree::Tree) -> Result<(Report, Inputs), Error> {
-    let mut mapped = Vec::new();
-    for path in &input.paths {
-        let m = tree.map(path)?;
-        if m.exists {
-            mapped.push(m);
-        }
-    }
-    let (mut report, mut inputs) =
-        diff_side(input, mapped.iter().map(|m| m.path.clone()).collect())?;
-    for m in &mapped {
-        diff::relabel(&mut report, &m.display_from, &m.display_to);
-        inputs.relabel(&m.display_from, &m.display_to);
-    }
+/// A side read from a git revision: its files carry the working tree's names.
+fn tree_side(input: &InputArgs, revision: &git_tree::Revision) -> Result<(Report, Inputs), Error> {
+    let Some(side) = revision.side(&options(input, false)?)? else {
+        return Ok((Report::default(), Inputs::default()));
+    };
+    let mut report = check::run_inputs(&side.options, side.inputs.clone())?;
+    git_tree::add_findings(&mut report, side.findings);
+    let inputs = diff::load_inputs_from(&side.options, &side.inputs)?;
     Ok((report, inputs))
 }
 
@@ -330,10 +323,9 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             ((base, base_inputs), head)
         }
         Some(base_ref) => {
-            let base_tree = git_tree::materialise(base_ref)?;
-            let base = tree_side(input, &base_tree)?;
+            let base = tree_side(input, &git_tree::resolve(base_ref)?)?;
             let head = if let Some(head_ref) = &args.head {
-                tree_side(input, &git_tree::materialise(head_ref)?)?
+                tree_side(input, &git_tree::resolve(head_ref)?)?
             } else {
                 // A path deleted in the working tree is an empty head side.
                 let present = input.paths.iter().filter(|p| p.exists()).cloned().collect();

@@ -14,7 +14,7 @@ use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
 use kvlint::diff::{self, Aspect, Diff, EffectKind, Inputs, Relation, VmDiff, VmStatus};
 use kvlint::error::Error;
-use kvlint::git_tree::materialise_in;
+use kvlint::git_tree::resolve_in;
 use kvlint::source::Selection;
 
 /// The fixture pairs and the exit code of `kvlint diff` on each.
@@ -449,54 +449,68 @@ fn repository_with_local_edits() -> GitRepo {
     repo
 }
 
+/// The files a side of `kvlint diff` reads from `revision`, for `path` given in `dir`.
+fn revision_files(dir: &Path, revision: &str, path: &str) -> Option<Vec<(String, String)>> {
+    let revision = resolve_in(dir, revision).unwrap();
+    let mut options = options(dir);
+    options.selection.paths = vec![PathBuf::from(path)];
+    let side = revision.side(&options).unwrap()?;
+    Some(
+        side.inputs
+            .iter()
+            .map(|input| {
+                let text = kvlint::source::read(input).unwrap();
+                (input.display().to_string(), text)
+            })
+            .collect(),
+    )
+}
+
 #[test]
-fn a_revision_is_written_without_touching_the_working_tree_or_index() {
+fn a_revision_is_read_without_touching_the_working_tree_or_index() {
     let repo = repository_with_local_edits();
     let status_before = repo.git(&["status", "--porcelain"]);
-    let tree = materialise_in(&repo.path().join("apps"), "HEAD~1").unwrap();
-    assert_eq!(tree.revision(), "HEAD~1");
-    assert_eq!(tree.commit().len(), 40);
+    let apps = repo.path().join("apps");
+    let revision = resolve_in(&apps, "HEAD~1").unwrap();
+    assert_eq!(revision.revision(), "HEAD~1");
+    assert_eq!(revision.commit().len(), 40);
     assert_eq!(
-        std::fs::read_to_string(tree.root().join("apps/vms/a.yaml")).unwrap(),
-        "first\n",
-        "export-ignore does not hide files"
+        revision_files(&apps, "HEAD~1", "vms"),
+        Some(vec![("vms/a.yaml".to_owned(), "first\n".to_owned())]),
+        "export-ignore does not hide files; names are relative to the directory"
     );
-    assert!(!tree.root().join("apps/vms/b.yaml").exists());
+    assert_eq!(
+        revision_files(&apps, "HEAD~1", ".").unwrap()[0].0,
+        "vms/a.yaml"
+    );
+    assert_eq!(revision_files(&apps, "HEAD~1", "vms/b.yaml"), None);
+    assert_eq!(
+        revision_files(&apps, "HEAD", "vms/b.yaml"),
+        Some(vec![("vms/b.yaml".to_owned(), "new\n".to_owned())])
+    );
+    assert!(matches!(
+        revision.locate(Path::new("../..")),
+        Err(Error::Usage(_))
+    ));
     assert_eq!(
         std::fs::read_to_string(repo.path().join("apps/vms/a.yaml")).unwrap(),
         "fourth\n"
     );
     assert_eq!(status_before, repo.git(&["status", "--porcelain"]));
-
-    let mapped = tree.map(Path::new("vms")).unwrap();
-    assert!(mapped.exists);
-    assert_eq!(mapped.path, tree.root().join("apps/vms"));
-    assert_eq!(mapped.display_to, "vms");
-    let whole = tree.map(Path::new(".")).unwrap();
-    assert_eq!(whole.path, tree.root().join("apps"));
-    assert_eq!(whole.display_to, "");
-    assert!(whole.display_from.ends_with("/apps/"));
-    let absent = tree.map(Path::new("vms/b.yaml")).unwrap();
-    assert!(!absent.exists);
-    assert!(tree.map(Path::new("../..")).is_err());
-
-    let root = tree.root().to_path_buf();
-    drop(tree);
-    assert!(!root.exists(), "the temporary directory is deleted on drop");
 }
 
 #[test]
 fn unknown_revisions_and_non_repositories_are_usage_errors() {
     let repo = repository_with_local_edits();
-    let err = materialise_in(repo.path(), "no-such-branch").unwrap_err();
+    let err = resolve_in(repo.path(), "no-such-branch").unwrap_err();
     assert!(
         matches!(&err, Error::Usage(m) if m.contains("unknown git revision `no-such-branch`")),
         "{err}"
     );
-    let err = materialise_in(repo.path(), "--output=x").unwrap_err();
+    let err = resolve_in(repo.path(), "--output=x").unwrap_err();
     assert!(matches!(err, Error::Usage(_)));
     let plain = tempfile::tempdir().unwrap();
-    let err = materialise_in(plain.path(), "HEAD").unwrap_err();
+    let err = resolve_in(plain.path(), "HEAD").unwrap_err();
     assert!(
         matches!(&err, Error::Usage(m) if m.contains("not inside a git repository")),
         "{err}"

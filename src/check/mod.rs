@@ -15,7 +15,7 @@ use crate::k8s::Object;
 use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::source::Selection;
 
-pub use pipeline::{Outcome, Sink, run_files_in_memory, run_in_memory, stream};
+pub use pipeline::{Outcome, Sink, run_files_in_memory, run_in_memory, run_inputs, stream};
 
 /// What to check, and against which cluster. Unset values come from the configuration file,
 /// else from the defaults (namespace `default`, KubeVirt v1.9, the built-in catalog).

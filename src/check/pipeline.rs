@@ -309,7 +309,6 @@ pub fn run_files_in_memory(
     options: &Options,
     files: &[(&str, &[u8])],
 ) -> Result<super::Report, Error> {
-    let settings = effective(options)?;
     let inputs = files
         .iter()
         .map(|(display, bytes)| Input::Memory {
@@ -317,6 +316,13 @@ pub fn run_files_in_memory(
             bytes: Arc::from(*bytes),
         })
         .collect();
+    run_inputs(options, inputs)
+}
+
+/// Checks inputs already listed (in-memory files of a git revision, for `kvlint diff`), named
+/// by distinct display names, as a repository.
+pub fn run_inputs(options: &Options, inputs: Vec<Input>) -> Result<super::Report, Error> {
+    let settings = effective(options)?;
     let mut collector = super::Collector::default();
     let outcome = stream_inputs(options, &settings, inputs, &mut collector)?;
     Ok(collector.into_report(outcome))

@@ -26,13 +26,15 @@ pub enum ConfigChoice {
     None,
     /// `--config FILE`.
     File(PathBuf),
+    /// A configuration already read (a git revision's, for `kvlint diff --base`).
+    Loaded(Arc<Config>),
 }
 
 /// A rule's severity as configured: a severity, or `off`.
 pub type SeverityOverride = Option<Severity>;
 
 /// Validated settings from a configuration file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub file: Option<Arc<str>>,
     /// The file's text, for reports that quote it.
@@ -269,6 +271,7 @@ fn rule_severities(reader: &mut Reader<'_>, node: &Node) -> Vec<(&'static Rule, 
 pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error::Error> {
     let (given, path) = match choice {
         ConfigChoice::None => return Ok(Config::default()),
+        ConfigChoice::Loaded(config) => return Ok(Config::clone(config)),
         // Given on the command line: the user's choice, followed wherever it leads.
         ConfigChoice::File(given) => {
             let path = std::fs::canonicalize(given)

@@ -13,7 +13,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use crate::error::Error;
 use given::Given;
 pub(crate) use read::special_kind;
-pub use read::{MAX_FILE_BYTES, ReadProblem, decode, read_file_bytes, read_file_text};
+pub use read::{MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text};
 pub use repo::repository_root;
 
 /// Where a source text came from.
@@ -59,7 +59,7 @@ pub struct Selection {
     pub stdin_filename: Option<String>,
 }
 
-fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
+pub(crate) fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -75,13 +75,13 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
         .map_err(|err| Error::Usage(format!("invalid globs: {err}")))
 }
 
-fn is_manifest_name(path: &Path) -> bool {
+pub(crate) fn is_manifest_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
 }
 
-fn display_path(path: &Path) -> Arc<str> {
+pub(crate) fn display_path(path: &Path) -> Arc<str> {
     let text = path.to_string_lossy();
     let text = text.strip_prefix("./").unwrap_or(&text);
     Arc::from(text.replace('\\', "/"))

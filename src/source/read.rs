@@ -86,12 +86,26 @@ fn read_capped(
         .read_to_end(&mut bytes)
         .map_err(|err| ReadProblem::whole(format!("cannot read {what}: {err}")))?;
     if bytes.len() as u64 > limit {
-        return Err(ReadProblem::whole(format!(
-            "{what} is larger than {}, the most kvlint reads of one file: not checked",
-            size_text(limit)
-        )));
+        return Err(too_large(what, limit));
     }
     Ok(bytes)
+}
+
+fn too_large(what: &str, limit: u64) -> ReadProblem {
+    ReadProblem::whole(format!(
+        "{what} is larger than {}, the most kvlint reads of one file: not checked",
+        size_text(limit)
+    ))
+}
+
+/// Whether a file of `size` bytes is read at all, and why not (a blob listed in a git
+/// revision, whose size is known before it is read).
+pub fn check_size(size: u64) -> Result<(), ReadProblem> {
+    if size > MAX_FILE_BYTES {
+        Err(too_large("the file", MAX_FILE_BYTES))
+    } else {
+        Ok(())
+    }
 }
 
 fn size_text(bytes: u64) -> String {
