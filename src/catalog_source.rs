@@ -94,7 +94,7 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         .filter(|o| in_release(o))
     {
         text.push_str("---\n");
-        text.push_str(&crate::output::yaml::to_yaml(object));
+        text.push_str(&crate::yaml::emit::to_yaml(object));
     }
     let file: Arc<str> = Arc::from(builtin_file());
     let docs = crate::yaml::parse_stream(&text, crate::yaml::Limits::default());

@@ -43,9 +43,9 @@ use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherKind, MatcherRole};
-use crate::output::yaml::to_yaml;
 use crate::profile::KubeVirtVersion;
 use crate::quantity::{Format, Quantity};
+use crate::yaml::emit::to_yaml;
 
 /// KubeVirt's `RestartRequired` message for a template difference it cannot apply live.
 pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in the template spec";

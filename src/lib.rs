@@ -63,7 +63,7 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
                 for origin in &vm.origins {
                     let _ = writeln!(text, "# {origin}");
                 }
-                text.push_str(&output::yaml::to_yaml(&vm.value));
+                text.push_str(&yaml::emit::to_yaml(&vm.value));
             }
             text
         }

@@ -575,7 +575,7 @@ impl Planner<'_> {
             return Err("the mapping shares its last line with other content".to_owned());
         }
         let mut text = String::new();
-        let yaml = crate::output::yaml::to_yaml(&Value::Object(keys.clone()));
+        let yaml = crate::yaml::emit::to_yaml(&Value::Object(keys.clone()));
         for line in yaml.lines() {
             if !line.is_empty() {
                 text.push_str(&indent);

@@ -102,7 +102,7 @@ pub fn argocd_yaml(report: &Report) -> String {
         "ignoreDifferences": entries,
         "syncPolicy": {"syncOptions": ["RespectIgnoreDifferences=true"]},
     });
-    out.push_str(&crate::output::yaml::to_yaml(&block));
+    out.push_str(&crate::yaml::emit::to_yaml(&block));
     out.push_str(
         "# Flux: kustomize-controller applies server-side and its dry-run reproduces KubeVirt's\n# deterministic webhook writes; the random firmware uuid/serial and controller-written\n# fields still differ. Pin them in Git, or list the same JSON pointers in your Flux\n# version's drift-ignore rules.\n",
     );

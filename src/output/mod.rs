@@ -7,7 +7,6 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod sarif;
-pub mod yaml;
 
 use clap::ValueEnum;
 
