@@ -17,5 +17,5 @@ pub use build::{
     parse_stream, parse_stream_deferring,
 };
 pub use node::{Entry, Node, Pos, Span, Value};
-pub use path::{FieldPath, Segment};
+pub use path::{FieldPath, Segment, json_pointer};
 pub use scalar::is_plain_safe;
