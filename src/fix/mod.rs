@@ -4,7 +4,6 @@
 //! minimal text edits of the file, and `run` applies them, checks the result again and writes
 //! the files.
 
-mod edit;
 mod run;
 
 use serde_json::Value;
@@ -12,6 +11,7 @@ use serde_json::Value;
 use crate::drift::Drift;
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
+use crate::yaml::edit;
 
 pub use edit::{TextEdit, apply_edits, plan_edits};
 pub use run::{

@@ -5,6 +5,7 @@
 //! the offending characters, and records the places where YAML 1.1 and YAML 1.2 disagree.
 
 mod build;
+pub mod edit;
 pub mod emit;
 mod fast;
 mod node;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::Action;
+use crate::fix::Action;
 use crate::yaml::{Entry, FieldPath, Node, Pos, Segment, is_plain_safe};
 
 /// Replace the bytes `start..end` of the file by `text` (an insertion when they are equal).
