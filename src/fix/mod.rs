@@ -11,28 +11,12 @@ use serde_json::Value;
 use crate::drift::Drift;
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
-use crate::yaml::edit;
+use crate::yaml::edit::{self, Action};
 
 pub use edit::{TextEdit, apply_edits, plan_edits};
 pub use run::{
     Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff, write,
 };
-
-/// One field-level change, at a path of the object (the finding's `path` notation).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Remove the field (and a parent it leaves empty).
-    Remove(FieldPath),
-    /// Make the field hold this value: scalars are replaced, maps are merged key by key, a
-    /// missing field is inserted.
-    Set(FieldPath, Value),
-    /// Replace the field by another key of the same parent (a deprecated spelling).
-    Rename {
-        path: FieldPath,
-        key: String,
-        value: Value,
-    },
-}
 
 /// What `kvlint fix` does for one finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
