@@ -138,7 +138,7 @@ pub struct Finding {
     /// fields' paths.
     pub fields: Vec<String>,
     /// The edit `kvlint fix` makes for this finding, when the rule has a fix.
-    pub fix: Option<crate::fix::Fix>,
+    pub fix: Option<crate::diag::Fix>,
 }
 
 impl Finding {
@@ -189,7 +189,7 @@ impl Finding {
     }
 
     #[must_use]
-    pub fn with_fix(mut self, fix: Option<crate::fix::Fix>) -> Self {
+    pub fn with_fix(mut self, fix: Option<crate::diag::Fix>) -> Self {
         self.fix = fix;
         self
     }

@@ -8,6 +8,7 @@ mod run;
 
 use serde_json::Value;
 
+use crate::diag::fix::{Fix, remove};
 use crate::drift::Drift;
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
@@ -18,84 +19,11 @@ pub use run::{
     Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff, write,
 };
 
-/// What `kvlint fix` does for one finding.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fix {
-    pub description: String,
-    pub actions: Vec<Action>,
-    /// The lowest KubeVirt minor release (1.x) for which the fix is right; older targets still
-    /// need the field (revisionName before v1.5).
-    pub since_minor: u32,
-}
-
-impl Fix {
-    fn new(description: String, actions: Vec<Action>) -> Self {
-        Self {
-            description,
-            actions,
-            since_minor: 0,
-        }
-    }
-}
-
 fn scalar_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// Removes a field the cluster writes (status, server metadata, revisionName, restore
-/// annotations).
-pub fn remove(path: &FieldPath) -> Fix {
-    Fix::new(
-        format!("remove `{path}`"),
-        vec![Action::Remove(path.clone())],
-    )
-}
-
-/// revisionName: KubeVirt v1.5+ tracks the revision in status, so Git must not carry it.
-pub fn remove_revision_name(path: &FieldPath) -> Fix {
-    Fix {
-        since_minor: 5,
-        ..remove(path)
-    }
-}
-
-/// `spec.running: true|false` becomes `spec.runStrategy: Always|Halted`.
-pub fn running_to_run_strategy(path: &FieldPath, running: &Value) -> Option<Fix> {
-    let strategy = match running {
-        Value::Bool(true) => "Always",
-        Value::Bool(false) => "Halted",
-        _ => return None,
-    };
-    Some(Fix::new(
-        format!("replace `{path}: {running}` by `runStrategy: {strategy}`"),
-        vec![Action::Rename {
-            path: path.clone(),
-            key: "runStrategy".to_owned(),
-            value: Value::String(strategy.to_owned()),
-        }],
-    ))
-}
-
-/// A deprecated spelling of a value, replaced by the current one.
-pub fn rename_value(path: &FieldPath, current: &str) -> Fix {
-    Fix::new(
-        format!("write `{path}` as `{current}`"),
-        vec![Action::Set(path.clone(), Value::String(current.to_owned()))],
-    )
-}
-
-/// `inferFromVolume` committed with the name the cluster inferred: keep the name, as stored.
-pub fn drop_inference(matcher: &FieldPath) -> Fix {
-    Fix::new(
-        format!("remove `{matcher}.inferFromVolume`, keep the inferred name and kind"),
-        vec![
-            Action::Remove(matcher.key("inferFromVolume")),
-            Action::Remove(matcher.key("inferFromVolumeFailurePolicy")),
-        ],
-    )
 }
 
 /// A stable identity for pinning (firmware uuid / serial): UUID-shaped, derived from the
@@ -201,19 +129,5 @@ mod tests {
         assert_eq!(a.len(), 36);
         assert_eq!(&a[14..15], "4");
         assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"), "{a}");
-    }
-
-    #[test]
-    fn running_becomes_run_strategy() {
-        let fix = running_to_run_strategy(&FieldPath::parse("spec.running"), &Value::Bool(false))
-            .unwrap();
-        assert_eq!(
-            fix.actions,
-            [Action::Rename {
-                path: FieldPath::parse("spec.running"),
-                key: "runStrategy".into(),
-                value: Value::String("Halted".into())
-            }]
-        );
     }
 }
