@@ -3,10 +3,9 @@
 //! nothing.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::config::CatalogChoice;
 use crate::diag::{Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
@@ -14,30 +13,6 @@ use crate::load::{self, LoadOptions};
 use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
 use crate::source::{self, Selection};
-
-/// `--catalog auto|none|PATH`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum CatalogChoice {
-    /// The catalog the target KubeVirt release deploys (unless the cluster disables it).
-    #[default]
-    Auto,
-    None,
-    /// A bundle file or directory, e.g. a newer common-instancetypes release.
-    Path(PathBuf),
-}
-
-impl FromStr for CatalogChoice {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Ok(match text {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "" => return Err("--catalog needs auto, none or a path".to_owned()),
-            path => Self::Path(PathBuf::from(path)),
-        })
-    }
-}
 
 /// The cluster catalog kvlint resolves against.
 #[derive(Debug, Default)]
