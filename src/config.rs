@@ -9,9 +9,8 @@ use std::sync::Arc;
 use crate::diag::{Finding, Location, Severity};
 use crate::profile::KubeVirtVersion;
 use crate::rules::{self, Rule};
+use crate::source::FILE_NAME;
 use crate::yaml::{self, Limits, Node, Value};
-
-pub const FILE_NAME: &str = ".kvlint.yaml";
 
 /// `--catalog auto|none|PATH`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,6 +8,9 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::error::Error;
 
+/// The configuration file, which the walk does not take for a manifest.
+pub const FILE_NAME: &str = ".kvlint.yaml";
+
 /// Where a source text came from.
 #[derive(Clone, Debug)]
 pub enum Input {
@@ -123,7 +126,7 @@ pub fn discover(selection: &Selection) -> Result<Vec<Input>, Error> {
             };
             if !entry.file_type().is_some_and(|t| t.is_file())
                 || !is_manifest_name(entry.path())
-                || entry.file_name() == crate::config::FILE_NAME
+                || entry.file_name() == FILE_NAME
             {
                 continue;
             }
