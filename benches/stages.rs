@@ -11,8 +11,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 use kvlint::analyze::{Wanted, analyze_vm, is_vm};
-use kvlint::catalog_source::{Catalog, CatalogChoice, load_catalog};
+use kvlint::catalog_source::{Catalog, load_catalog};
 use kvlint::check::{Options, Report};
+use kvlint::config::CatalogChoice;
 use kvlint::k8s::{Index, Object};
 use kvlint::load::{LoadOptions, load};
 use kvlint::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};

@@ -8,15 +8,18 @@ use serde_json::{Map, Value, json};
 
 use crate::admission::mutate::{self, MutateRefusal};
 use crate::admission::validate::{self, FindErrors, Rejection};
+use crate::diag::fix::{Fix, remove};
 use crate::diag::{Finding, Related};
+use crate::drift::Drift;
 use crate::k8s::Object;
 use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use crate::profile::ClusterProfile;
 use crate::render::value::Fields;
 use crate::render::{self, Conflict, ExpandError, Specs};
 use crate::resolve::{self, FindError, Found, Repo};
-use crate::rules;
+use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
+use crate::yaml::edit::Action;
 
 /// A rendered VM, ready for output.
 #[derive(Clone, Debug)]
@@ -721,7 +724,7 @@ pub fn analyze_vm<'a>(
                         object.namespace.as_deref().unwrap_or(""),
                         object.name
                     );
-                    crate::fix::for_drift(&drift, &analysis.view.path(&drift.path), &identity)
+                    for_drift(&drift, &analysis.view.path(&drift.path), &identity)
                 } else {
                     None
                 };
@@ -867,4 +870,117 @@ fn wrap_for_output(object: &Object, rendered: Value) -> Value {
 pub fn is_vm(object: &Object) -> bool {
     (object.group == crate::k8s::KUBEVIRT_GROUP && object.kind == "VirtualMachine")
         || (object.group == "pool.kubevirt.io" && object.kind == "VirtualMachinePool")
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A stable identity for pinning (firmware uuid / serial): UUID-shaped, derived from the
+/// object and field so that repeated runs write the same value.
+fn pinned_identity(seed: &str) -> String {
+    let hash = |salt: u64| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ salt;
+        for byte in seed.bytes() {
+            h ^= u64::from(byte);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    };
+    let (high, low) = (hash(0x6b76_6c69_6e74), hash(0x6669_726d_7761_7265));
+    let high = (high & 0xffff_ffff_ffff_0fff) | 0x4000; // version 4 layout
+    let low = (low & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000; // RFC 4122 variant
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        high >> 32,
+        (high >> 16) & 0xffff,
+        high & 0xffff,
+        low >> 48,
+        low & 0xffff_ffff_ffff
+    )
+}
+
+fn pin_identities(value: &mut Value, path: &FieldPath, object: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                pin_identities(child, &path.key(key), object);
+            }
+        }
+        Value::String(text) => *text = pinned_identity(&format!("{object}/{path}")),
+        _ => {}
+    }
+}
+
+/// The fix of a predicted drift: write what the cluster stores at the drift's path (`full` is
+/// the path inside the object, `object` identifies it for pinned identities).
+pub fn for_drift(drift: &Drift, full: &FieldPath, object: &str) -> Option<Fix> {
+    let code = drift.rule.code;
+    let stored = drift.stored.as_ref();
+    if code == rules::FIRMWARE_IDENTITY_GENERATED.code {
+        let mut pinned = stored?.clone();
+        pin_identities(&mut pinned, full, object);
+        return Some(Fix::new(
+            format!("pin `{full}` to a generated identity"),
+            vec![Action::Set(full.clone(), pinned)],
+        ));
+    }
+    if code == rules::NORMALIZED_BY_KUBEVIRT.code {
+        // Only canonical spellings of a value are safe; a dropped field may be a typo the
+        // owner wants to correct instead.
+        let (written, stored) = (drift.written.as_ref()?, stored?);
+        if written.is_object() || written.is_array() || stored.is_object() || stored.is_array() {
+            return None;
+        }
+        return Some(Fix::new(
+            format!("write `{full}` as `{}`", scalar_text(stored)),
+            vec![Action::Set(full.clone(), stored.clone())],
+        ));
+    }
+    let settable = [
+        &rules::MATCHER_KIND_DEFAULTED,
+        &rules::INFERENCE_REWRITTEN,
+        &rules::MACHINE_TYPE_DEFAULTED,
+        &rules::ARCHITECTURE_DEFAULTED,
+        &rules::STORAGE_CLASS_DEFAULTED,
+        &rules::PCI_TOPOLOGY_ANNOTATION,
+    ];
+    if !settable.iter().any(|rule: &&Rule| rule.code == code) {
+        return None;
+    }
+    Some(match stored {
+        Some(value) if value.is_object() => Fix::new(
+            format!("write `{full}` as KubeVirt stores it"),
+            vec![Action::Set(full.clone(), value.clone())],
+        ),
+        Some(value) => Fix::new(
+            format!("set `{full}` to `{}`", scalar_text(value)),
+            vec![Action::Set(full.clone(), value.clone())],
+        ),
+        None => remove(full),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_identities_are_stable_uuids() {
+        let a = pinned_identity("default/vm/spec.template.spec.domain.firmware.uuid");
+        assert_eq!(
+            a,
+            pinned_identity("default/vm/spec.template.spec.domain.firmware.uuid")
+        );
+        assert_ne!(
+            a,
+            pinned_identity("default/vm/spec.template.spec.domain.firmware.serial")
+        );
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"), "{a}");
+    }
 }

@@ -3,10 +3,9 @@
 //! nothing.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::config::CatalogChoice;
 use crate::diag::{Category, Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
@@ -14,39 +13,6 @@ use crate::load::{self, LoadOptions};
 use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
 use crate::source::{self, Selection, WalkLimits};
-
-/// A file read into memory: its display name and its bytes.
-pub type NamedBytes = (Arc<str>, Arc<[u8]>);
-
-/// `--catalog auto|none|PATH`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum CatalogChoice {
-    /// The catalog the target KubeVirt release deploys (unless the cluster disables it).
-    #[default]
-    Auto,
-    None,
-    /// A bundle file or directory, e.g. a newer common-instancetypes release.
-    Path(PathBuf),
-    /// The files of a bundle at `path`, already read (from a git revision, for `kvlint diff
-    /// --base`), with their display names.
-    Files {
-        path: PathBuf,
-        files: Arc<[NamedBytes]>,
-    },
-}
-
-impl FromStr for CatalogChoice {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Ok(match text {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "" => return Err("--catalog needs auto, none or a path".to_owned()),
-            path => Self::Path(PathBuf::from(path)),
-        })
-    }
-}
 
 /// The cluster catalog kvlint resolves against.
 #[derive(Debug, Default)]
@@ -114,7 +80,7 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         .filter(|o| in_release(o))
     {
         text.push_str("---\n");
-        text.push_str(&crate::output::yaml::to_yaml(object));
+        text.push_str(&crate::yaml::emit::to_yaml(object));
     }
     let file: Arc<str> = Arc::from(builtin_file());
     let docs = crate::yaml::parse_stream(&text, crate::yaml::Limits::default());
@@ -144,7 +110,7 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
     Ok(from_inputs(&inputs, path))
 }
 
-fn from_files(path: &std::path::Path, files: &[NamedBytes]) -> Catalog {
+fn from_files(path: &std::path::Path, files: &[source::NamedBytes]) -> Catalog {
     let inputs: Vec<source::Input> = files
         .iter()
         .map(|(display, bytes)| source::Input::Memory {

@@ -43,10 +43,10 @@ use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherKind, MatcherRole};
-use crate::output::sanitize::{self, terminal};
-use crate::output::yaml::to_yaml;
 use crate::profile::KubeVirtVersion;
 use crate::quantity::{Format, Quantity};
+use crate::sanitize::{self, terminal};
+use crate::yaml::emit::to_yaml;
 
 /// KubeVirt's `RestartRequired` message for a template difference it cannot apply live.
 pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in the template spec";
@@ -3014,7 +3014,7 @@ pub fn json(diff: &Diff) -> String {
     let mut text = serde_json::to_string_pretty(&JsonDiff { version: 1, diff })
         .unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
     text.push('\n');
-    crate::output::sanitize::json::guard_owned(text)
+    crate::sanitize::json::guard_owned(text)
 }
 
 #[cfg(test)]

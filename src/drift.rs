@@ -344,7 +344,7 @@ pub(crate) fn snippet(path: &FieldPath, value: &Value) -> String {
             Segment::Index(i) => format!("[{i}]").into(),
         })
         .collect();
-    crate::output::yaml::nested_to_yaml(&keys, value)
+    crate::yaml::emit::nested_to_yaml(&keys, value)
 }
 
 fn describe(value: Option<&Value>) -> String {

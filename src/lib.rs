@@ -33,16 +33,17 @@ pub mod render;
 pub mod resolve;
 pub mod rules;
 pub mod runtime;
+pub mod sanitize;
 pub mod schema;
 pub mod scope;
 pub mod source;
 pub mod suppress;
 pub mod yaml;
 
+use crate::sanitize::terminal::{guard_lines, line};
 use analyze::Rendered;
 use check::Report;
 use output::RenderFormat;
-use output::sanitize::terminal::{guard_lines, line};
 
 /// The text of `kvlint render`: YAML documents with a source comment each, or a JSON array.
 pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
@@ -52,7 +53,7 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
             let mut text =
                 serde_json::to_string_pretty(&values).unwrap_or_else(|_| "[]".to_owned());
             text.push('\n');
-            output::sanitize::json::guard_owned(text)
+            crate::sanitize::json::guard_owned(text)
         }
         RenderFormat::Yaml => {
             let mut text = String::new();
@@ -63,7 +64,7 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
                 for origin in &vm.origins {
                     text.push_str(&guard_lines(format!("# {}\n", line(origin))));
                 }
-                text.push_str(&output::yaml::to_yaml(&vm.value));
+                text.push_str(&yaml::emit::to_yaml(&vm.value));
             }
             text
         }

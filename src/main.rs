@@ -18,8 +18,8 @@ use kvlint::diag::Severity;
 use kvlint::diff::{self, Inputs};
 use kvlint::error::Error;
 use kvlint::git_tree;
-use kvlint::output::sanitize::terminal;
 use kvlint::output::{self, CheckFormat, RenderFormat};
+use kvlint::sanitize::terminal;
 use kvlint::source::Selection;
 
 fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
@@ -224,7 +224,7 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
                 ),
                 RenderFormat::Json => (
                     "json",
-                    output::sanitize::json::guard_owned(format!(
+                    kvlint::sanitize::json::guard_owned(format!(
                         "{}\n",
                         serde_json::to_string_pretty(&vm.value).unwrap_or_default()
                     )),
@@ -369,7 +369,7 @@ fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
         DocFormat::Text => {
             terminal::guard_lines(terminal::block(&kvlint::fix::text(&outcome, write)).into_owned())
         }
-        DocFormat::Json => output::sanitize::json::guard_owned(kvlint::fix::json(&outcome, write)),
+        DocFormat::Json => kvlint::sanitize::json::guard_owned(kvlint::fix::json(&outcome, write)),
     };
     if args.diff {
         write_stdout(&kvlint::fix::unified_diff(&outcome))?;

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::diag::Finding;
-use crate::fix;
+use crate::diag::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
 use crate::render::value::{Fields, at_keys};

@@ -194,7 +194,7 @@ fn check_preference(
                     &rules::DEPRECATED_FIELD,
                     "spec.cpu.preferredCPUTopology",
                     format!("PreferredCPUTopology {text} is deprecated for removal in a future release, please use {new} instead"),
-                ).with_fix(Some(crate::fix::rename_value(&crate::yaml::FieldPath::parse("spec.cpu.preferredCPUTopology"), new))));
+                ).with_fix(Some(crate::diag::fix::rename_value(&crate::yaml::FieldPath::parse("spec.cpu.preferredCPUTopology"), new))));
         }
     }
     if version.at_least(1, 3) && topology == Topology::Spread {

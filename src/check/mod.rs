@@ -7,8 +7,7 @@ mod pipeline;
 use std::sync::Arc;
 
 use crate::analyze::Rendered;
-use crate::catalog_source::CatalogChoice;
-use crate::config::{Config, ConfigChoice};
+use crate::config::{CatalogChoice, Config, ConfigChoice};
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::Object;

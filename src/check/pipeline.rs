@@ -507,8 +507,7 @@ fn stream_inputs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog_source::CatalogChoice;
-    use crate::config::ConfigChoice;
+    use crate::config::{CatalogChoice, ConfigChoice};
 
     const INSTANCETYPE: &str = "apiVersion: instancetype.kubevirt.io/v1beta1
 kind: VirtualMachineInstancetype

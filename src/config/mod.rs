@@ -6,15 +6,44 @@ mod discover;
 mod paths;
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::catalog_source::CatalogChoice;
 use crate::diag::{Finding, Location, Severity};
 use crate::profile::KubeVirtVersion;
 use crate::rules::{self, Rule};
+use crate::source::{FILE_NAME, NamedBytes};
 use crate::yaml::{self, Limits, Node, Value};
 
-pub const FILE_NAME: &str = ".kvlint.yaml";
+/// `--catalog auto|none|PATH`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CatalogChoice {
+    /// The catalog the target KubeVirt release deploys (unless the cluster disables it).
+    #[default]
+    Auto,
+    None,
+    /// A bundle file or directory, e.g. a newer common-instancetypes release.
+    Path(PathBuf),
+    /// The files of a bundle at `path`, already read (from a git revision, for `kvlint diff
+    /// --base`), with their display names.
+    Files {
+        path: PathBuf,
+        files: Arc<[NamedBytes]>,
+    },
+}
+
+impl FromStr for CatalogChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "auto" => Self::Auto,
+            "none" => Self::None,
+            "" => return Err("--catalog needs auto, none or a path".to_owned()),
+            path => Self::Path(PathBuf::from(path)),
+        })
+    }
+}
 
 /// Which configuration file to use.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::CatalogChoice;
 use super::Config;
-use crate::catalog_source::CatalogChoice;
 use crate::diag::{Finding, Location};
 use crate::rules;
 

@@ -1,5 +1,8 @@
 //! Findings: what kvlint reports about the user's manifests.
 
 mod finding;
+pub mod fix;
 
-pub use finding::{Category, Finding, Location, ObjectRef, Related, Severity, sort_findings};
+pub use crate::rules::{Category, Severity};
+pub use finding::{Finding, Location, ObjectRef, Related, sort_findings};
+pub use fix::Fix;

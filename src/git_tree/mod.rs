@@ -28,13 +28,14 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 
-use crate::catalog_source::{CatalogChoice, NamedBytes};
 use crate::check::Options;
+use crate::config::CatalogChoice;
 use crate::config::{Config, ConfigChoice};
 use crate::diag::{Finding, Location};
 use crate::error::Error;
 use crate::rules;
 use crate::source::Input;
+use crate::source::NamedBytes;
 use crate::yaml::{Pos, Span};
 
 use command::{git, git_command, spawn_error, stderr_text, stdout_line};
@@ -394,7 +395,7 @@ impl Revision {
         }
         let mut dir = Some(start.clone());
         while let Some(at) = dir {
-            let candidate = at.child(crate::config::FILE_NAME);
+            let candidate = at.child(crate::source::FILE_NAME);
             if let Some(entry) = candidate.map(|c| self.probe(&c)).transpose()?.flatten()
                 && entry.kind == Kind::File
             {

@@ -92,7 +92,7 @@ pub fn pick(given: &Path, at: &RepoPath, entries: &[Entry], globs: &Globs) -> Fo
             && is_manifest_name(below)
             && below
                 .file_name()
-                .is_some_and(|n| n != crate::config::FILE_NAME)
+                .is_some_and(|n| n != crate::source::FILE_NAME)
             && globs.admit(below, &named)
         {
             found.files.push(Picked {

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::render::value::Fields;
+use super::value::Fields;
 
 /// Which matcher: `spec.instancetype` or `spec.preference`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,10 +5,14 @@
 //! v1beta1 types. The alpha-only differences (plain values where v1beta1 has pointers) serialise
 //! the same way, so one v1beta1 model reads every version. Sub-objects KubeVirt only copies
 //! (NUMA, hugepages, GPUs, timers, ...) are kept as JSON so that nothing is lost.
+//!
+//! `value` holds the helpers that read and edit that JSON, and the VMs' JSON, the way KubeVirt's
+//! Go code reads and sets struct fields.
 
 mod instancetype;
 mod matcher;
 mod preference;
+pub mod value;
 
 pub use instancetype::{InstancetypeCpu, InstancetypeMemory, InstancetypeSpec, IoThreads};
 pub use matcher::{Matcher, MatcherKind, MatcherRole};

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
-use crate::output::sanitize::terminal;
+use crate::sanitize::terminal;
 
 /// GitHub's limit of annotations of one kind per step.
 pub const MAX_PER_SEVERITY: usize = 10;

@@ -14,7 +14,7 @@ use miette::{
 
 use crate::check::Report;
 use crate::diag::{Finding, Location, Severity};
-use crate::output::sanitize::terminal;
+use crate::sanitize::terminal;
 
 /// Byte offset of a 1-based line and character column in `text`.
 fn byte_offset(text: &str, line: u32, column: u32) -> usize {

@@ -2,29 +2,13 @@
 //! predicted drift, never a path kvlint does not expect the cluster to change.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
 use crate::check::Report;
 use crate::diag::{Category, ObjectRef};
 use crate::rules::{self, Rule};
-use crate::yaml::{FieldPath, Segment};
-
-/// RFC 6901 pointer of a field path (`~` → `~0`, `/` → `~1`).
-pub fn json_pointer(path: &FieldPath) -> String {
-    let mut out = String::new();
-    for segment in &path.0 {
-        out.push('/');
-        match segment {
-            Segment::Key(key) => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
-            Segment::Index(i) => {
-                let _ = write!(out, "{i}");
-            }
-        }
-    }
-    out
-}
+use crate::yaml::{FieldPath, json_pointer};
 
 /// Whether an ignore rule is the workaround for a finding: predicted drift, and the revision
 /// names the controller writes up to v1.4 (spec drift.md D-1). The expansion of
@@ -102,7 +86,7 @@ pub fn argocd_yaml(report: &Report) -> String {
         "ignoreDifferences": entries,
         "syncPolicy": {"syncOptions": ["RespectIgnoreDifferences=true"]},
     });
-    out.push_str(&crate::output::yaml::to_yaml(&block));
+    out.push_str(&crate::yaml::emit::to_yaml(&block));
     out.push_str(
         "# Flux: kustomize-controller applies server-side and its dry-run reproduces KubeVirt's\n# deterministic webhook writes; the random firmware uuid/serial and controller-written\n# fields still differ. Pin them in Git, or list the same JSON pointers in your Flux\n# version's drift-ignore rules.\n",
     );
@@ -113,25 +97,12 @@ pub fn argocd_yaml(report: &Report) -> String {
 pub fn argocd_json(report: &Report) -> String {
     let text = serde_json::to_string_pretty(&json!({"ignoreDifferences": entries(report)}))
         .unwrap_or_default();
-    crate::output::sanitize::json::guard_owned(text + "\n")
+    crate::sanitize::json::guard_owned(text + "\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pointers_escape_slashes_and_tildes() {
-        let path = FieldPath::parse(
-            "spec.template.metadata.annotations[kubevirt.io/pci-topology-version]",
-        );
-        assert_eq!(
-            json_pointer(&path),
-            "/spec/template/metadata/annotations/kubevirt.io~1pci-topology-version"
-        );
-        let odd = FieldPath::root().key("a~b").index(3);
-        assert_eq!(json_pointer(&odd), "/a~0b/3");
-    }
 
     #[test]
     fn ignores_controller_revision_names_but_not_the_expansion() {

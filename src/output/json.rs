@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::check::{Report, Summary};
 use crate::diag::{Category, Finding, ObjectRef, Severity};
-use crate::output::sanitize;
+use crate::sanitize;
 
 #[derive(Serialize)]
 struct JsonRelated<'a> {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::check::Report;
 use crate::diag::{Finding, ObjectRef, Severity};
 use crate::docs::rule_url;
-use crate::output::sanitize::{
+use crate::sanitize::{
     self,
     markdown::{Piece, split_code_spans},
 };

@@ -6,9 +6,7 @@ pub mod ignore;
 pub mod json;
 pub mod junit;
 pub mod markdown;
-pub mod sanitize;
 pub mod sarif;
-pub mod yaml;
 
 use clap::ValueEnum;
 

@@ -311,7 +311,7 @@ pub fn report(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&log)
         .unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"));
     text.push('\n');
-    crate::output::sanitize::json::guard_owned(text)
+    crate::sanitize::json::guard_owned(text)
 }
 
 /// A message as SARIF plain text: a viewer reads `[text](target)` as an embedded link (SARIF

@@ -8,10 +8,10 @@ mod instancetype;
 pub mod preference;
 pub mod requirements;
 pub mod shape;
-pub mod value;
 
 use serde_json::Value;
 
+pub use crate::model::value;
 pub use conflict::{Conflict, conflicts_message};
 pub use instancetype::apply as apply_instancetype;
 pub use preference::ApplyPanic;

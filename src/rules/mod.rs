@@ -1,6 +1,8 @@
 //! The rule registry: every finding kvlint can report, as data, in one ordered list.
 
-use crate::diag::{Category, Severity};
+mod class;
+
+pub use class::{Category, Severity};
 
 /// A rule's metadata. Codes are stable forever and never reused.
 #[derive(Debug, PartialEq, Eq)]

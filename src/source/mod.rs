@@ -16,6 +16,12 @@ pub(crate) use read::special_kind;
 pub use read::{MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text};
 pub use repo::repository_root;
 
+/// The configuration file, which the walk does not take for a manifest.
+pub const FILE_NAME: &str = ".kvlint.yaml";
+
+/// A file read into memory: its display name and its bytes.
+pub type NamedBytes = (Arc<str>, Arc<[u8]>);
+
 /// Where a source text came from.
 #[derive(Clone, Debug)]
 pub enum Input {
@@ -119,7 +125,7 @@ struct Filters {
 
 impl Filters {
     fn selects(&self, root: &Path, path: &Path) -> bool {
-        if !is_manifest_name(path) || path.file_name() == Some(crate::config::FILE_NAME.as_ref()) {
+        if !is_manifest_name(path) || path.file_name() == Some(FILE_NAME.as_ref()) {
             return false;
         }
         let relative = path.strip_prefix(root).unwrap_or(path);

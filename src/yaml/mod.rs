@@ -5,6 +5,8 @@
 //! the offending characters, and records the places where YAML 1.1 and YAML 1.2 disagree.
 
 mod build;
+pub mod edit;
+pub mod emit;
 mod fast;
 mod node;
 mod path;
@@ -16,5 +18,5 @@ pub use build::{
     parse_stream, parse_stream_deferring,
 };
 pub use node::{Entry, Node, Pos, Span, Value};
-pub use path::{FieldPath, Segment};
+pub use path::{FieldPath, Segment, json_pointer};
 pub use scalar::is_plain_safe;

@@ -1,4 +1,5 @@
 use std::fmt;
+use std::fmt::Write as _;
 
 use super::node::{Node, Value};
 
@@ -189,6 +190,21 @@ impl Node {
     }
 }
 
+/// RFC 6901 pointer of a field path (`~` → `~0`, `/` → `~1`).
+pub fn json_pointer(path: &FieldPath) -> String {
+    let mut out = String::new();
+    for segment in &path.0 {
+        out.push('/');
+        match segment {
+            Segment::Key(key) => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Index(i) => {
+                let _ = write!(out, "{i}");
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +238,19 @@ mod tests {
             .key("x_y-1");
         assert_eq!(odd.text(), "[a b][12][ünï].x_y-1");
         assert_eq!(odd.to_string(), odd.text());
+    }
+
+    #[test]
+    fn pointers_escape_slashes_and_tildes() {
+        let path = FieldPath::parse(
+            "spec.template.metadata.annotations[kubevirt.io/pci-topology-version]",
+        );
+        assert_eq!(
+            json_pointer(&path),
+            "/spec/template/metadata/annotations/kubevirt.io~1pci-topology-version"
+        );
+        let odd = FieldPath::root().key("a~b").index(3);
+        assert_eq!(json_pointer(&odd), "/a~0b/3");
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub(crate) fn newer_fields(vm: &Value, version: KubeVirtVersion) -> Vec<FieldPat
         .filter(|(_, since)| version < *since)
         .map(|(path, _)| FieldPath::parse(path))
         .filter(|path| {
-            let pointer = crate::output::ignore::json_pointer(path);
+            let pointer = crate::yaml::json_pointer(path);
             vm.pointer(&pointer).is_some_and(|v| !v.is_null())
         })
         .collect()
@@ -94,7 +94,7 @@ pub(crate) fn prune_unknown(vm: &mut Value, version: KubeVirtVersion) {
         let Some((crate::yaml::Segment::Key(key), parent)) = path.0.split_last() else {
             continue;
         };
-        let pointer = crate::output::ignore::json_pointer(&FieldPath(parent.to_vec()));
+        let pointer = crate::yaml::json_pointer(&FieldPath(parent.to_vec()));
         if let Some(map) = vm.pointer_mut(&pointer).and_then(Value::as_object_mut) {
             map.shift_remove(key);
         }

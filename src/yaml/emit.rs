@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::output::sanitize::{is_hidden_control, json, workflow};
+use crate::sanitize::{is_hidden_control, json, workflow};
 use crate::yaml::is_plain_safe;
 
 /// Whether `text` can be written without quotes, where nothing else starts its line.

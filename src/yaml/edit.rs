@@ -5,8 +5,23 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::Action;
 use crate::yaml::{Entry, FieldPath, Node, Pos, Segment, is_plain_safe};
+
+/// One field-level change, at a path of the object (the finding's `path` notation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Remove the field (and a parent it leaves empty).
+    Remove(FieldPath),
+    /// Make the field hold this value: scalars are replaced, maps are merged key by key, a
+    /// missing field is inserted.
+    Set(FieldPath, Value),
+    /// Replace the field by another key of the same parent (a deprecated spelling).
+    Rename {
+        path: FieldPath,
+        key: String,
+        value: Value,
+    },
+}
 
 /// Replace the bytes `start..end` of the file by `text` (an insertion when they are equal).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -575,7 +590,7 @@ impl Planner<'_> {
             return Err("the mapping shares its last line with other content".to_owned());
         }
         let mut text = String::new();
-        let yaml = crate::output::yaml::to_yaml(&Value::Object(keys.clone()));
+        let yaml = crate::yaml::emit::to_yaml(&Value::Object(keys.clone()));
         for line in yaml.lines() {
             if !line.is_empty() {
                 text.push_str(&indent);
