@@ -376,13 +376,13 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
-    let outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
+    let mut outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
         check: options(&args.input, false)?,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;
     if write {
-        kvlint::fix::write(&outcome)?;
+        kvlint::fix::write(&mut outcome)?;
     }
     let list = match args.format {
         DocFormat::Text => kvlint::fix::text(&outcome, write),

@@ -1,11 +1,13 @@
 //! `kvlint fix`: the edits that make a manifest say what the cluster stores.
 //!
 //! A fix is data on its finding (`Fix`: field-level actions); `edit` turns the actions into
-//! minimal text edits of the file, and `run` applies them, checks the result again and writes
-//! the files.
+//! minimal text edits of the file, `run` applies them and checks the result again, and `write`
+//! writes the files.
 
 mod edit;
+mod roots;
 mod run;
+mod write;
 
 use serde_json::Value;
 
@@ -14,9 +16,8 @@ use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
 pub use edit::{TextEdit, apply_edits, plan_edits};
-pub use run::{
-    Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff, write,
-};
+pub use run::{Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff};
+pub use write::write;
 
 /// One field-level change, at a path of the object (the finding's `path` notation).
 #[derive(Clone, Debug, PartialEq, Eq)]
