@@ -33,6 +33,7 @@ pub mod render;
 pub mod resolve;
 pub mod rules;
 pub mod runtime;
+pub mod safe_write;
 pub mod sanitize;
 pub mod schema;
 pub mod scope;

@@ -179,11 +179,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     let text = format_report(&report, args.format, args.color);
     write_stdout(&text)?;
     if let Some(path) = &args.output_file {
-        std::fs::write(
-            path,
-            format_report(&report, args.output_format, ColorChoice::Never),
-        )
-        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+        kvlint::safe_write::OutputPath::from_argument(path)?
+            .write(format_report(&report, args.output_format, ColorChoice::Never).as_bytes())?;
     }
     if args.format == CheckFormat::Github
         && let Some((path, summary)) = output::github::step_summary(&report)
@@ -213,6 +210,8 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
         .filter(|r| selected(&r.namespace, &r.name))
         .collect();
     let text = kvlint::render_output(&rendered, args.format);
+    // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
+    let mut refused = Vec::new();
     if let Some(dir) = &args.out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|err| Error::Io(format!("{}: {err}", dir.display())))?;
@@ -230,20 +229,33 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
                     )),
                 ),
             };
-            let path = dir.join(format!("{}_{}.{extension}", vm.namespace, vm.name));
-            std::fs::write(&path, body)
-                .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+            match kvlint::safe_write::vm_file_name(&vm.namespace, &vm.name, extension) {
+                Ok(name) => {
+                    kvlint::safe_write::OutputPath::in_dir(dir, name).write(body.as_bytes())?;
+                }
+                Err(reason) => refused.push(format!(
+                    "kvlint: {}:{}: VirtualMachine left out of --out-dir: {reason}\n",
+                    vm.file, vm.line
+                )),
+            }
         }
     } else {
         write_stdout(&text)?;
     }
     // VMs that could not be rendered: their error findings go to stderr.
     let left_out = kvlint::unrendered_findings(&report, &selected);
+    let mut stderr = std::io::stderr().lock();
+    for line in &refused {
+        let _ = stderr.write_all(line.as_bytes());
+    }
     if left_out.findings.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(if refused.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
     }
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(output::human::report(&left_out, color, terminal_width()).as_bytes());
     Ok(ExitCode::from(1))
 }
@@ -357,13 +369,13 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
-    let outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
+    let mut outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
         check: options(&args.input, false)?,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;
     if write {
-        kvlint::fix::write(&outcome)?;
+        kvlint::fix::write(&mut outcome)?;
     }
     let list = match args.format {
         DocFormat::Text => {

@@ -5,6 +5,7 @@
 #![allow(clippy::print_stderr)] // the corpus test prints how many fixes each rule made
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use kvlint::check::{self, Options};
@@ -27,6 +28,10 @@ fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
+            // A working copy: the source may be read-only, and fix leaves read-only files alone.
+            let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode | 0o200))
+                .unwrap();
         }
     }
 }
@@ -44,12 +49,12 @@ fn options(dir: &Path, version: Option<KubeVirtVersion>) -> Options {
 }
 
 fn run_fix(dir: &Path, version: Option<KubeVirtVersion>, unsafe_fixes: bool) -> Outcome {
-    let outcome = fix::plan(&FixOptions {
+    let mut outcome = fix::plan(&FixOptions {
         check: options(dir, version),
         unsafe_fixes,
     })
     .unwrap();
-    fix::write(&outcome).unwrap();
+    fix::write(&mut outcome).unwrap();
     outcome
 }
 

@@ -1,14 +1,15 @@
 //! `kvlint fix`: the edits that make a manifest say what the cluster stores.
 //!
 //! A fix is data on its finding (`diag::Fix`: field-level actions); `yaml::edit` turns the
-//! actions into minimal text edits of the file, and `run` applies them, checks the result again
-//! and writes the files.
+//! actions into minimal text edits of the file, `run` applies them and checks the result again,
+//! and `write` writes the files.
 
+mod roots;
 mod run;
+mod write;
 
 use crate::yaml::edit::{self, Action};
 
 pub use edit::{TextEdit, apply_edits, plan_edits};
-pub use run::{
-    Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff, write,
-};
+pub use run::{Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff};
+pub use write::write;

@@ -1,7 +1,7 @@
 //! The `kvlint fix` pipeline: check, edit, check the edited files again, repeat until nothing
-//! changes, then write atomically.
+//! changes (`write` then writes the files).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,20 +9,19 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::Action;
-use super::edit::{apply_edits, plan_edits};
+use super::edit::{EditableText, apply_edits};
+use super::roots::Roots;
 use crate::check::{self, Options, Report};
 use crate::config::ConfigChoice;
 use crate::diag::{Finding, ObjectRef};
 use crate::error::Error;
 use crate::rules::{FixKind, Rule, fix_kind};
-use crate::yaml::{FieldPath, Limits, Node, Segment, parse_stream};
+use crate::yaml::{FieldPath, Segment};
 
-/// A fix may uncover another (an inferred matcher then has a kind to default); a few passes
-/// reach the fixed point.
-const MAX_PASSES: usize = 5;
-/// A file whose fixes fail the check together is retried one fix per pass, up to this many
-/// passes in all.
-const MAX_RETRY_PASSES: usize = 25;
+/// Each pass checks every file once. A fix may uncover another (an inferred matcher then has
+/// a kind to default), and an object whose fixes fail together takes one pass per fix: the
+/// passes a run needs grow with the fixes of one object, not with the number of objects.
+const MAX_PASSES: usize = 64;
 
 #[derive(Clone, Debug, Default)]
 pub struct FixOptions {
@@ -110,27 +109,6 @@ impl Action {
             }
         }
     }
-}
-
-/// The roots a finding's path is relative to: each document, and each item of a `List`.
-fn object_roots(text: &str) -> Vec<Node> {
-    let mut roots = Vec::new();
-    for document in parse_stream(text, Limits::default()).into_iter().flatten() {
-        if let Some(items) = document.root.get("items").and_then(Node::as_seq) {
-            roots.extend(items.iter().cloned());
-        }
-        roots.push(document.root);
-    }
-    roots
-}
-
-fn contains(node: &Node, finding: &Finding) -> bool {
-    let at = (
-        finding.location.span.start.line,
-        finding.location.span.start.column,
-    );
-    let (start, end) = (node.span.start, node.span.end);
-    (start.line, start.column) <= at && at <= (end.line, end.column)
 }
 
 /// The copy of the files that fixed texts are checked in.
@@ -226,7 +204,8 @@ struct FilePass {
 }
 
 fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
-    let roots = object_roots(text);
+    let roots = Roots::parse(text);
+    let editable = EditableText::new(text);
     let mut edits = Vec::new();
     let mut applied = Vec::new();
     let mut skipped = Vec::new();
@@ -243,8 +222,7 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
     };
     let mut by_root: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
     for finding in findings {
-        // The innermost root: a List item rather than the List.
-        match roots.iter().position(|root| contains(root, finding)) {
+        match roots.innermost(finding.location.span.start) {
             Some(index) => by_root.entry(index).or_default().push(finding),
             None => skipped.push(skip(
                 finding,
@@ -253,14 +231,14 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
         }
     }
     for (index, findings) in by_root {
-        let root = &roots[index];
+        let root = &roots.nodes[index];
         let mut actions = Vec::new();
         let mut planned = Vec::new();
         for finding in findings {
             let Some(fix) = &finding.fix else { continue };
             let mut trial = actions.clone();
             trial.extend(fix.actions.iter().cloned());
-            match plan_edits(text, root, &trial) {
+            match editable.plan(root, &trial) {
                 Ok(result) => {
                     actions = trial;
                     planned = result;
@@ -318,38 +296,72 @@ fn counts(findings: &[Finding]) -> HashMap<Identity, usize> {
     out
 }
 
-/// Why the fixed `file` is not acceptable: a targeted finding is still there, or a new one
-/// appeared that this run does not fix in turn (a VM that KubeVirt refused before the fix may
-/// now be admitted, and its drift becomes visible).
+/// The object of a file whose fixes are accepted or refused together.
+type Unit = (Arc<str>, Option<ObjectRef>);
+
+fn unit_of(id: &Identity) -> Unit {
+    (Arc::clone(&id.0), id.2.clone())
+}
+
+/// What a check of the fixed files says about one file's pass.
+struct Verdict {
+    /// Objects whose fixes must be undone, with the reason.
+    failed: HashMap<Unit, String>,
+}
+
+/// Why the fixes of an object of `file` are not acceptable: one of its targeted findings is
+/// still there, or a new finding appeared that this run does not fix in turn (a VM that
+/// KubeVirt refused before the fix may now be admitted, and its drift becomes visible). A new
+/// finding on an object that had no fix in this pass (or on none) fails every object of the
+/// file: its cause is not known.
 fn verify(
     file: &Arc<str>,
-    targeted: &[Identity],
+    pass: &FilePass,
     before: &HashMap<Identity, usize>,
+    after_in_file: &[(&Identity, usize)],
     after: &HashMap<Identity, usize>,
     fixed_next: &HashSet<Identity>,
-) -> Option<String> {
-    if let Some(left) = targeted.iter().find(|id| after.contains_key(*id)) {
-        return Some(format!(
-            "after the fix, {} is still reported at `{}`",
-            left.1,
-            left.3.as_deref().unwrap_or("")
-        ));
+) -> Verdict {
+    let units: BTreeSet<Unit> = pass.applied.iter().map(|(_, id)| unit_of(id)).collect();
+    let mut failed: HashMap<Unit, String> = HashMap::new();
+    for (_, id) in &pass.applied {
+        if after.contains_key(id) {
+            failed.entry(unit_of(id)).or_insert_with(|| {
+                format!(
+                    "after the fix, {} is still reported at `{}`",
+                    id.1,
+                    id.3.as_deref().unwrap_or("")
+                )
+            });
+        }
     }
-    let new: Vec<String> = after
-        .iter()
-        .filter(|(id, n)| {
-            id.0 == *file
-                && before.get(*id).copied().unwrap_or(0) < **n
-                && !fixed_next.contains(*id)
-        })
-        .map(|(id, _)| format!("{} at `{}`", id.1, id.3.as_deref().unwrap_or("")))
-        .collect();
-    if new.is_empty() {
-        return None;
+    let mut new: BTreeMap<Option<Unit>, Vec<String>> = BTreeMap::new();
+    for (id, n) in after_in_file {
+        if before.get(*id).copied().unwrap_or(0) < *n && !fixed_next.contains(*id) {
+            let unit = Some(unit_of(id)).filter(|u| units.contains(u));
+            new.entry(unit).or_default().push(format!(
+                "{} at `{}`",
+                id.1,
+                id.3.as_deref().unwrap_or("")
+            ));
+        }
     }
-    let mut new = new;
-    new.sort();
-    Some(format!("the fixed file would report {}", new.join(", ")))
+    let reason = |mut found: Vec<String>| {
+        found.sort();
+        format!("the fixed file would report {}", found.join(", "))
+    };
+    for (unit, found) in new {
+        if let Some(unit) = unit {
+            failed.entry(unit).or_insert_with(|| reason(found));
+        } else {
+            let why = reason(found);
+            for unit in &units {
+                failed.entry(unit.clone()).or_insert_with(|| why.clone());
+            }
+        }
+    }
+    debug_assert!(failed.keys().all(|u| u.0 == *file));
+    Verdict { failed }
 }
 
 fn wanted(finding: &Finding, unsafe_fixes: bool, minor: u32) -> bool {
@@ -360,7 +372,35 @@ fn wanted(finding: &Finding, unsafe_fixes: bool, minor: u32) -> bool {
     (kind == FixKind::Safe || (kind == FixKind::Unsafe && unsafe_fixes)) && fix.since_minor <= minor
 }
 
-/// Works out every fix, without writing anything.
+/// The findings each file's next pass fixes: all wanted ones, but only the first of an
+/// object whose fixes are tried one at a time.
+fn pass_findings<'r>(
+    report: &'r Report,
+    wanted_here: &dyn Fn(&Finding) -> bool,
+    one_by_one: &HashSet<Unit>,
+) -> BTreeMap<Arc<str>, Vec<&'r Finding>> {
+    let mut by_file: BTreeMap<Arc<str>, Vec<&Finding>> = BTreeMap::new();
+    let mut taken: HashSet<Unit> = HashSet::new();
+    for finding in &report.findings {
+        if !wanted_here(finding) {
+            continue;
+        }
+        let unit = unit_of(&identity(finding));
+        if one_by_one.contains(&unit) && !taken.insert(unit) {
+            continue;
+        }
+        by_file
+            .entry(Arc::clone(&finding.location.file))
+            .or_default()
+            .push(finding);
+    }
+    by_file
+}
+
+/// Works out every fix, without writing anything. Each pass applies the fixes of every
+/// object at once and checks the fixed files again; an object whose fixes fail the check
+/// together is undone alone and then tried one fix per pass, so that the other objects of the
+/// file keep theirs. A run ends when a pass changes nothing.
 pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     let mut check_options = options.check.clone();
     if check_options.selection.stdin_filename.is_some()
@@ -410,33 +450,20 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     let mut current = originals.clone();
     let mut blocked: HashSet<Identity> = HashSet::new();
     let mut mirror = Mirror::new(report.summary.files)?;
-    // Files whose fixes are tried one at a time.
-    let mut one_by_one: HashSet<Arc<str>> = HashSet::new();
-    for pass in 0..MAX_RETRY_PASSES {
-        if pass >= MAX_PASSES && one_by_one.is_empty() {
-            break;
-        }
-        let mut by_file: BTreeMap<Arc<str>, Vec<&Finding>> = BTreeMap::new();
-        for finding in &report.findings {
-            if wanted(finding, options.unsafe_fixes, minor)
-                && !blocked.contains(&identity(finding))
+    // Objects whose fixes are tried one at a time.
+    let mut one_by_one: HashSet<Unit> = HashSet::new();
+    let mut finished = false;
+    for _ in 0..MAX_PASSES {
+        let wanted_here = |finding: &Finding| {
+            wanted(finding, options.unsafe_fixes, minor)
                 && current.contains_key(&finding.location.file)
-            {
-                by_file
-                    .entry(Arc::clone(&finding.location.file))
-                    .or_default()
-                    .push(finding);
-            }
-        }
+                && !blocked.contains(&identity(finding))
+        };
+        let by_file = pass_findings(&report, &wanted_here, &one_by_one);
         let mut trial = current.clone();
         let mut passes = BTreeMap::new();
         let mut newly_blocked = false;
         for (file, findings) in &by_file {
-            let findings = if one_by_one.contains(file) {
-                &findings[..1]
-            } else {
-                &findings[..]
-            };
             let pass = fix_file(&current[file], findings);
             for (skipped, id) in &pass.skipped {
                 newly_blocked |= blocked.insert(id.clone());
@@ -444,20 +471,26 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             }
             if pass.text != current[file] {
                 trial.insert(Arc::clone(file), pass.text.clone());
-                passes.insert(Arc::clone(file), pass);
+                passes.insert(Arc::clone(file), (pass, findings));
             }
         }
         if passes.is_empty() {
-            // A file taken one fix at a time may have more fixes after one that was refused.
+            // A refusal may leave the next fix of an object taken one at a time.
             if newly_blocked && !one_by_one.is_empty() {
                 continue;
             }
+            finished = true;
             break;
         }
-        one_by_one.retain(|file| by_file.contains_key(file));
         let before = counts(&report.findings);
         let mut after_report = mirror.check(&check_options, &trial)?;
         let after = counts(&after_report.findings);
+        let mut after_by_file: HashMap<&Arc<str>, Vec<(&Identity, usize)>> = HashMap::new();
+        let mut after_ids: Vec<(&Identity, usize)> = after.iter().map(|(id, n)| (id, *n)).collect();
+        after_ids.sort_unstable();
+        for (id, n) in after_ids {
+            after_by_file.entry(&id.0).or_default().push((id, n));
+        }
         let fixed_next: HashSet<Identity> = after_report
             .findings
             .iter()
@@ -465,36 +498,65 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             .map(identity)
             .filter(|id| !blocked.contains(id))
             .collect();
-        let mut failed = false;
-        for (file, pass) in &passes {
-            let targeted: Vec<Identity> = pass.applied.iter().map(|(_, id)| id.clone()).collect();
-            if let Some(reason) = verify(file, &targeted, &before, &after, &fixed_next) {
-                failed = true;
-                trial.insert(Arc::clone(file), current[file].clone());
-                if pass.applied.len() > 1 {
-                    one_by_one.insert(Arc::clone(file));
-                    continue;
+        let mut undone = false;
+        for (file, (pass, findings)) in &passes {
+            let in_file = after_by_file.get(file).map_or(&[][..], Vec::as_slice);
+            let verdict = verify(file, pass, &before, in_file, &after, &fixed_next);
+            let mut fixes_of: HashMap<Unit, usize> = HashMap::new();
+            for (_, id) in &pass.applied {
+                *fixes_of.entry(unit_of(id)).or_default() += 1;
+            }
+            for (applied, id) in &pass.applied {
+                let unit = unit_of(id);
+                match verdict.failed.get(&unit) {
+                    None => outcome.applied.push(applied.clone()),
+                    Some(_) if fixes_of[&unit] > 1 => {
+                        one_by_one.insert(unit);
+                    }
+                    Some(reason) => {
+                        blocked.insert(id.clone());
+                        outcome.skipped.push(Skipped {
+                            file: Arc::clone(&applied.file),
+                            line: applied.line,
+                            rule: applied.rule,
+                            reason: reason.clone(),
+                        });
+                    }
                 }
-                for (applied, id) in &pass.applied {
-                    blocked.insert(id.clone());
-                    outcome.skipped.push(Skipped {
-                        file: Arc::clone(&applied.file),
-                        line: applied.line,
-                        rule: applied.rule,
-                        reason: reason.clone(),
-                    });
-                }
-            } else {
-                outcome
-                    .applied
-                    .extend(pass.applied.iter().map(|(a, _)| a.clone()));
+            }
+            if !verdict.failed.is_empty() {
+                undone = true;
+                let kept: Vec<&Finding> = findings
+                    .iter()
+                    .copied()
+                    .filter(|f| !verdict.failed.contains_key(&unit_of(&identity(f))))
+                    .collect();
+                trial.insert(Arc::clone(file), fix_file(&current[file], &kept).text);
             }
         }
-        if failed {
+        if undone {
             after_report = mirror.check(&check_options, &trial)?;
         }
         current = trial;
         report = after_report;
+    }
+    if !finished {
+        // Never a silent partial run: what is left is reported.
+        for finding in &report.findings {
+            if wanted(finding, options.unsafe_fixes, minor)
+                && current.contains_key(&finding.location.file)
+                && !blocked.contains(&identity(finding))
+            {
+                outcome.skipped.push(Skipped {
+                    file: Arc::clone(&finding.location.file),
+                    line: finding.location.span.start.line,
+                    rule: finding.rule,
+                    reason: format!(
+                        "not tried: kvlint fix stops after {MAX_PASSES} passes over the files; run it again"
+                    ),
+                });
+            }
+        }
     }
     outcome.changes = originals
         .into_iter()
@@ -512,28 +574,6 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     });
     outcome.skipped.dedup();
     Ok(outcome)
-}
-
-/// Writes every changed file atomically: a temporary file in the same directory, renamed over
-/// the original (keeping its permissions).
-pub fn write(outcome: &Outcome) -> Result<(), Error> {
-    for change in &outcome.changes {
-        let path = Path::new(&*change.file);
-        let io = |err: std::io::Error| Error::Io(format!("{}: {err}", path.display()));
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-        std::io::Write::write_all(&mut file, change.after.as_bytes()).map_err(io)?;
-        if let Ok(metadata) = std::fs::metadata(path) {
-            file.as_file()
-                .set_permissions(metadata.permissions())
-                .map_err(io)?;
-        }
-        file.persist(path).map_err(|err| io(err.error))?;
-    }
-    Ok(())
 }
 
 /// The fixes as text lines, `file:line: CODE description`, and a summary line.

@@ -2,6 +2,7 @@
 
 mod index;
 mod kustomize;
+pub mod names;
 
 use std::sync::Arc;
 

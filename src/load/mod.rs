@@ -437,7 +437,7 @@ fn collect_objects(
     } else {
         Some(written_namespace.unwrap_or_else(|| default_namespace.to_owned()))
     };
-    out.push(Object {
+    let object = Object {
         file: Arc::clone(file),
         unit: Arc::clone(unit),
         api_version,
@@ -449,7 +449,9 @@ fn collect_objects(
         namespace_written,
         node,
         origin: None,
-    });
+    };
+    findings.extend(k8s::names::findings(&object));
+    out.push(object);
 }
 
 #[cfg(test)]

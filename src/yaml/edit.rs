@@ -1,7 +1,8 @@
 //! Field-level actions → minimal text edits of the source, so that comments, key order, quoting
 //! and indentation survive.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -39,6 +40,8 @@ struct Source<'a> {
     offsets: Option<Vec<usize>>,
     bom: usize,
     newline: &'static str,
+    /// Built on the first anchor met: most files have none.
+    aliases: OnceCell<Aliases<'a>>,
 }
 
 impl<'a> Source<'a> {
@@ -56,7 +59,14 @@ impl<'a> Source<'a> {
             offsets,
             bom,
             newline: if text.contains("\r\n") { "\r\n" } else { "\n" },
+            aliases: OnceCell::new(),
         }
+    }
+
+    fn is_aliased(&self, name: &str) -> bool {
+        self.aliases
+            .get_or_init(|| Aliases::new(self.text))
+            .contains(name)
     }
 
     fn byte(&self, pos: Pos) -> usize {
@@ -126,21 +136,61 @@ fn children_count(node: &Node) -> usize {
 }
 
 fn anchor_name(text: &str) -> &str {
-    let end = text
-        .find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}'))
-        .unwrap_or(text.len());
+    let end = text.find(ends_name).unwrap_or(text.len());
     &text[..end]
 }
 
-/// Whether `*name` occurs in `text` as an alias.
-fn is_aliased(text: &str, name: &str) -> bool {
-    let needle = format!("*{name}");
-    text.match_indices(&needle).any(|(at, _)| {
-        text[at + needle.len()..]
-            .chars()
-            .next()
-            .is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
-    })
+/// Characters that end an anchor or alias name.
+fn ends_name(c: char) -> bool {
+    c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}')
+}
+
+/// Every `*name` of a text that is followed by whitespace, `,`, `]`, `}` or the end: the
+/// aliases an anchor may be used by. Indexed once per file, so that the fixes of many objects
+/// do not each search the whole text.
+struct Aliases<'a> {
+    /// The part after the last `*` of each run of name characters that holds one → the runs.
+    by_tail: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Aliases<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut seen = HashSet::new();
+        let mut by_tail: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut start = 0;
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            if !ends_name(c) && chars.peek().is_some_and(|&(_, next)| !ends_name(next)) {
+                continue;
+            }
+            let (run, after) = if ends_name(c) {
+                (&text[start..at], Some(c))
+            } else {
+                (
+                    &text[start..at + c.len_utf8()],
+                    chars.peek().map(|&(_, n)| n),
+                )
+            };
+            start = at + c.len_utf8();
+            let closes = after.is_none_or(|n| n.is_whitespace() || matches!(n, ',' | ']' | '}'));
+            if closes
+                && let Some(star) = run.rfind('*')
+                && seen.insert(run)
+            {
+                by_tail.entry(&run[star + 1..]).or_default().push(run);
+            }
+        }
+        Self { by_tail }
+    }
+
+    /// Whether `*name` occurs as an alias (`name` holds no character that ends a name).
+    fn contains(&self, name: &str) -> bool {
+        let tail = name.rfind('*').map_or(name, |star| &name[star + 1..]);
+        let needle = format!("*{name}");
+        self.by_tail
+            .get(tail)
+            .is_some_and(|runs| runs.iter().any(|run| run.ends_with(&needle)))
+    }
 }
 
 /// Byte ranges of anchored nodes that an alias uses: editing inside one changes every use.
@@ -149,7 +199,7 @@ fn aliased_regions(source: &Source<'_>, root: &Node) -> Vec<(usize, usize)> {
         let start = source.byte(node.span.start);
         if source.text[start..].starts_with('&') {
             let name = anchor_name(&source.text[start + 1..]);
-            if !name.is_empty() && is_aliased(source.text, name) {
+            if !name.is_empty() && source.is_aliased(name) {
                 out.push((start, source.end(node)));
             }
         }
@@ -397,13 +447,13 @@ fn flow(value: &Value) -> String {
     }
 }
 
-struct Planner<'a> {
-    source: Source<'a>,
+struct Planner<'a, 's> {
+    source: &'a Source<'s>,
     root: &'a Node,
     edits: Vec<TextEdit>,
 }
 
-impl Planner<'_> {
+impl Planner<'_, '_> {
     fn entry_span(&self, parent: &Node, index: usize) -> (usize, usize) {
         match (parent.as_map(), parent.as_seq()) {
             (Some(entries), _) => {
@@ -611,6 +661,29 @@ impl Planner<'_> {
 /// reason) when an edit would touch an anchored node used elsewhere, or when the layout is one
 /// kvlint does not edit.
 pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
+    EditableText::new(text).plan(root, actions)
+}
+
+/// A file prepared once for the edits of all its objects: planning an object's edits then
+/// costs time in the object's size, not the file's.
+pub(crate) struct EditableText<'a> {
+    source: Source<'a>,
+}
+
+impl<'a> EditableText<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Self {
+            source: Source::new(text),
+        }
+    }
+
+    /// `plan_edits` for the object at `root` of this text.
+    pub(crate) fn plan(&self, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
+        plan_in(&self.source, root, actions)
+    }
+}
+
+fn plan_in(source: &Source<'_>, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
     let mut changes = Changes::default();
     for action in actions {
         changes.add(root, action)?;
@@ -630,11 +703,11 @@ pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<Tex
         }
     }
     let mut planner = Planner {
-        source: Source::new(text),
+        source,
         root,
         edits: Vec::new(),
     };
-    let regions = aliased_regions(&planner.source, root);
+    let regions = aliased_regions(planner.source, root);
     for path in changes
         .removals
         .iter()
@@ -642,7 +715,7 @@ pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<Tex
         .chain(changes.inserts.keys())
         .chain(changes.renames.keys())
     {
-        check_path(&planner.source, root, path, &regions)?;
+        check_path(planner.source, root, path, &regions)?;
     }
     for path in &changes.removals {
         planner.remove(path)?;
@@ -704,6 +777,45 @@ mod tests {
         let root = &docs[0].as_ref().unwrap().root;
         let edits = plan_edits(text, root, actions)?;
         apply_edits(text, &edits)
+    }
+
+    /// The definition the index replaces: `*name` followed by whitespace, `,`, `]`, `}` or the
+    /// end, searched in the whole text.
+    fn aliased_by_search(text: &str, name: &str) -> bool {
+        let needle = format!("*{name}");
+        text.match_indices(&needle).any(|(at, _)| {
+            text[at + needle.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
+        })
+    }
+
+    #[test]
+    fn the_alias_index_agrees_with_a_search_of_the_text() {
+        let texts = [
+            "a: &x 1\nb: *x\n",
+            "a: &x 1\nb: *xy\n",
+            "a: [*x, *y]\nb: {k: *z}",
+            "a: *x[1]\n",
+            "a: p*x\n",
+            "a: *a*b\n",
+            "a: **x\n",
+            "a: *é\u{a0}b",
+            "*x",
+            "",
+        ];
+        let names = ["x", "y", "z", "xy", "a", "b", "a*b", "*x", "é", "q"];
+        for text in texts {
+            let aliases = Aliases::new(text);
+            for name in names {
+                assert_eq!(
+                    aliases.contains(name),
+                    aliased_by_search(text, name),
+                    "{text:?} {name:?}"
+                );
+            }
+        }
     }
 
     fn remove(path: &str) -> Action {
