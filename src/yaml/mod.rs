@@ -6,6 +6,7 @@
 
 mod build;
 mod fast;
+mod flow_top;
 mod node;
 mod path;
 mod scalar;
