@@ -567,6 +567,11 @@ impl Builder<'_> {
 /// YAML merge keys (`<<: *base`, `<<: [*a, *b]`), as go-yaml v2 applies them: keys written in
 /// the mapping win, then earlier merged mappings win over later ones.
 fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
+    if merges.is_empty() {
+        return;
+    }
+    // A set: a merged mapping of many keys is not compared with every key one by one.
+    let mut present: foldhash::HashSet<String> = entries.iter().map(|e| e.key.clone()).collect();
     for merge in merges {
         let sources: Vec<Node> = match merge.value {
             Value::Seq(items) => items,
@@ -578,7 +583,7 @@ fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
         for source in sources {
             if let Value::Map(merged) = source.value {
                 for entry in merged {
-                    if !entries.iter().any(|e| e.key == entry.key) {
+                    if present.insert(entry.key.clone()) {
                         entries.push(entry);
                     }
                 }
@@ -1217,6 +1222,21 @@ mod tests {
         let err = parse(&text).remove(0).unwrap_err();
         assert!(err.message.contains("more than"), "{}", err.message);
         assert!(err.message.contains("alias"), "{}", err.message);
+    }
+
+    /// Merging a mapping of 100,000 keys compared each key with every key merged before it
+    /// (5 billion comparisons).
+    #[test]
+    fn a_merge_of_a_wide_mapping_is_linear() {
+        let keys: Vec<String> = (0..100_000).map(|i| format!("k{i}: {i}")).collect();
+        let text = format!("base: &b {{{}}}\nm: {{k7: x, <<: *b}}\n", keys.join(", "));
+        let started = std::time::Instant::now();
+        let doc = parse(&text).remove(0).unwrap();
+        let merged = doc.root.get("m").unwrap().as_map().unwrap();
+        assert_eq!(merged.len(), 100_000);
+        assert_eq!(merged[0].key, "k7");
+        assert_eq!(merged[0].value.as_str(), Some("x"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 
     /// Few nodes, many bytes: a long string repeated by an alias. Counting nodes alone let it
