@@ -3,15 +3,15 @@
 //! from the manifest is reported at that leaf, or at a parent whose leaves all change, with the
 //! YAML to commit instead.
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 
 use crate::profile::KubeVirtVersion;
-use crate::render::shape::{PathSegment, field_path, segments};
+use crate::render::shape::{PathSegment, field_path};
 use crate::render::value::{Fields, at_keys, field, member};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
+
+mod widen;
 
 /// One predicted change, ready to become a finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,24 +59,6 @@ fn present(value: Option<&Value>) -> Option<&Value> {
     value.filter(|v| !v.is_null())
 }
 
-/// `path` compared with `steps` in `FieldPath`'s order (keys before indices, then
-/// lexicographically), so sorted paths can be searched without building a `FieldPath`.
-fn compare(path: &FieldPath, steps: &[PathSegment<'_>]) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    for (segment, step) in path.0.iter().zip(steps) {
-        let order = match (segment, step) {
-            (Segment::Key(a), PathSegment::Key(b)) => a.as_str().cmp(b),
-            (Segment::Key(_), PathSegment::Index(_)) => Ordering::Less,
-            (Segment::Index(_), PathSegment::Key(_)) => Ordering::Greater,
-            (Segment::Index(a), PathSegment::Index(b)) => a.cmp(b),
-        };
-        if order != Ordering::Equal {
-            return order;
-        }
-    }
-    path.0.len().cmp(&steps.len())
-}
-
 /// Calls `visit` with every leaf path under `value` (empty maps and lists are not leaves) and
 /// stops as soon as it returns false; returns whether it never did.
 fn each_leaf<'v>(
@@ -116,9 +98,9 @@ fn each_leaf<'v>(
 }
 
 /// Every leaf path under `value` into `out`.
-fn leaves<'v>(value: &'v Value, path: &mut Vec<PathSegment<'v>>, out: &mut BTreeSet<FieldPath>) {
+fn leaves<'v>(value: &'v Value, path: &mut Vec<PathSegment<'v>>, out: &mut Vec<FieldPath>) {
     each_leaf(value, path, &mut |leaf| {
-        out.insert(field_path(leaf));
+        out.push(field_path(leaf));
         true
     });
 }
@@ -135,7 +117,7 @@ fn changed_leaves<'v>(
     before: &'v Value,
     after: &'v Value,
     path: &mut Vec<PathSegment<'v>>,
-    out: &mut BTreeSet<FieldPath>,
+    out: &mut Vec<FieldPath>,
 ) {
     match (before, after) {
         (Value::Object(old), Value::Object(new)) => {
@@ -167,15 +149,15 @@ fn changed_leaves<'v>(
             leaves(before, path, out);
             leaves(after, path, out);
             if !is_empty(before) || !is_empty(after) {
-                out.insert(field_path(path));
+                out.push(field_path(path));
             }
         }
     }
 }
 
-/// The changed leaves between two VMs, over the compared parts.
-pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<FieldPath> {
-    let mut out = BTreeSet::new();
+/// The changed leaves between two VMs, over the compared parts, sorted and without repeats.
+pub(crate) fn changed_between(written: &Value, stored: &Value) -> Vec<FieldPath> {
+    let mut out = Vec::new();
     let mut path = Vec::new();
     let empty = Value::Object(serde_json::Map::new());
     for ((parent, key, was), (_, _, is)) in compared(written).into_iter().zip(compared(stored)) {
@@ -196,6 +178,9 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> BTreeSet<Field
         &mut path,
         &mut out,
     );
+    // One sort of the whole list costs less than keeping a set ordered leaf by leaf.
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -273,65 +258,14 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
     }
 }
 
-/// The highest ancestor of `leaf` (below `spec`) whose leaves all changed for the same rule and
-/// that groups more than one change (so `firmware` for uuid and serial, but a lone annotation
-/// stays at its own path). `changed` is sorted by path.
-fn widest_path<'p>(
-    leaf: &'p FieldPath,
-    rule: &'static Rule,
-    sides: (&Value, &Value),
-    changed: &[(FieldPath, &'static Rule)],
-) -> &'p [Segment] {
-    let steps = segments(&leaf.0);
-    let chains = [ancestors(sides.0, &steps), ancestors(sides.1, &steps)];
-    let mut best = steps.len();
-    let mut best_count = 1;
-    let mut path = Vec::with_capacity(steps.len() + 8);
-    let mut under: Vec<usize> = Vec::new();
-    for depth in (2..steps.len()).rev() {
-        under.clear();
-        let all_changed = chains.iter().all(|chain| {
-            let Some(value) = chain[depth] else {
-                return true;
-            };
-            path.clear();
-            path.extend_from_slice(&steps[..depth]);
-            each_leaf(value, &mut path, &mut |steps| match changed
-                .binary_search_by(|(path, _)| compare(path, steps))
-            {
-                Ok(i) if changed[i].1.code == rule.code => {
-                    under.push(i);
-                    true
-                }
-                _ => false,
-            })
-        });
-        if !all_changed {
-            break;
-        }
-        under.sort_unstable();
-        under.dedup();
-        if under.len() > best_count {
-            best = depth;
-            best_count = under.len();
-        }
-    }
-    &leaf.0[..best]
-}
-
-/// The values at every prefix of `steps` (`[0]` is `root` itself), `None` past a missing one.
-fn ancestors<'v>(root: &'v Value, steps: &[PathSegment<'_>]) -> Vec<Option<&'v Value>> {
-    let mut chain = Vec::with_capacity(steps.len() + 1);
-    let mut node = Some(root);
-    chain.push(node);
-    for step in steps {
-        node = node.and_then(|value| match *step {
-            PathSegment::Key(key) => field(value, key),
-            PathSegment::Index(i) => value.get(i),
-        });
-        chain.push(node);
-    }
-    chain
+/// The entries of `changed` (sorted by path) at or under `path`.
+fn under_path<'c>(
+    changed: &'c [(FieldPath, &'static Rule)],
+    path: &[Segment],
+) -> &'c [(FieldPath, &'static Rule)] {
+    let start = changed.partition_point(|(leaf, _)| leaf.0.as_slice() < path);
+    let len = changed[start..].partition_point(|(leaf, _)| leaf.0.starts_with(path));
+    &changed[start..start + len]
 }
 
 /// A YAML snippet that sets `path` to `value` (what to commit).
@@ -519,28 +453,35 @@ pub fn predict(
             (leaf, rule)
         })
         .collect();
-    let mut widened: Vec<(&[Segment], &'static str)> = changed
-        .iter()
-        .map(|(leaf, rule)| {
-            (
-                widest_path(leaf, rule, (before, after), &changed),
-                rule.code,
-            )
-        })
-        .collect();
+    let mut widened: Vec<(&[Segment], &'static str)> =
+        widen::widest_paths(&changed, (before, after))
+            .into_iter()
+            .zip(&changed)
+            .map(|(path, (_, rule))| (path, rule.code))
+            .collect();
     widened.sort_unstable();
     widened.dedup();
     let mut out = Vec::new();
+    // The widened paths seen so far that are prefixes of the current one, shortest first.
+    let mut enclosing: Vec<&[Segment]> = Vec::new();
     for &(path, code) in &widened {
-        if widened
-            .iter()
-            .any(|(other, _)| *other != path && path.starts_with(other))
+        while enclosing
+            .last()
+            .is_some_and(|other| !path.starts_with(other))
         {
+            enclosing.pop();
+        }
+        let repeated = enclosing.last() == Some(&path);
+        if enclosing.len() > usize::from(repeated) {
             continue;
         }
-        let rule = changed
+        if !repeated {
+            enclosing.push(path);
+        }
+        let under = under_path(&changed, path);
+        let rule = under
             .iter()
-            .find(|(leaf, r)| r.code == code && leaf.0.starts_with(path))
+            .find(|(_, r)| r.code == code)
             .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, r)| *r);
         let path = FieldPath(path.to_vec());
         let written = at(before, &path).cloned();
@@ -553,11 +494,7 @@ pub fn predict(
             version,
             vm_name,
         );
-        let leaves = changed
-            .iter()
-            .filter(|(leaf, _)| leaf.starts_with(&path))
-            .map(|(leaf, _)| leaf.clone())
-            .collect();
+        let leaves = under.iter().map(|(leaf, _)| leaf.clone()).collect();
         out.push(Drift {
             rule,
             path,

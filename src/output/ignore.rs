@@ -1,7 +1,7 @@
 //! Argo CD `ignoreDifferences` (and the Flux equivalent) for the drift kvlint predicts — only
 //! predicted drift, never a path kvlint does not expect the cluster to change.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
@@ -21,8 +21,8 @@ fn ignorable(rule: &Rule) -> bool {
 }
 
 /// Predicted drift per object: JSON pointers, sorted.
-fn drift_by_object(report: &Report) -> BTreeMap<ObjectRef, Vec<String>> {
-    let mut out: BTreeMap<ObjectRef, Vec<String>> = BTreeMap::new();
+fn drift_by_object(report: &Report) -> BTreeMap<ObjectRef, BTreeSet<String>> {
+    let mut out: BTreeMap<ObjectRef, BTreeSet<String>> = BTreeMap::new();
     for finding in &report.findings {
         if !ignorable(finding.rule) {
             continue;
@@ -36,15 +36,12 @@ fn drift_by_object(report: &Report) -> BTreeMap<ObjectRef, Vec<String>> {
         } else {
             finding.fields.as_slice()
         };
-        for field in fields {
-            let pointer = json_pointer(&FieldPath::parse(field));
-            if !pointers.contains(&pointer) {
-                pointers.push(pointer);
-            }
-        }
-    }
-    for pointers in out.values_mut() {
-        pointers.sort();
+        // A set: a finding may stand for many thousand fields.
+        pointers.extend(
+            fields
+                .iter()
+                .map(|field| json_pointer(&FieldPath::parse(field))),
+        );
     }
     out
 }

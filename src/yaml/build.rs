@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use foldhash::{HashMap, HashMapExt};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span as ParserSpan, Tag};
 
-use super::fast;
 use super::node::{Entry, Node, Pos, Span, Value};
 use super::scalar::{describe, is_plain_string, resolve_plain};
 use super::split::{Chunk, split_documents};
+use super::{fast, flow_top};
 
 /// Bounds that keep hostile input from exhausting time or memory.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +17,10 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most nodes one document may expand to, aliases included ("billion laughs").
     pub max_nodes: usize,
+    /// Most bytes the tree of one document may take, aliases included: the nodes themselves
+    /// and the text of their scalars and keys (an alias of a long string repeated is not many
+    /// nodes).
+    pub max_bytes: usize,
 }
 
 impl Default for Limits {
@@ -24,9 +28,13 @@ impl Default for Limits {
         Self {
             max_depth: 512,
             max_nodes: 2_000_000,
+            max_bytes: 256 << 20,
         }
     }
 }
+
+/// What one node costs in the budget besides its text: an entry holds a key and a node.
+const NODE_BYTES: usize = std::mem::size_of::<Entry>();
 
 /// Something worth reporting about a well-formed document.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,8 +168,12 @@ struct Builder<'a> {
     chunk: &'a Chunk<'a>,
     limits: Limits,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, (Node, usize)>,
-    nodes: usize,
+    /// Anchored nodes with what they cost: nodes and bytes.
+    anchors: HashMap<usize, (Node, Cost)>,
+    /// What the document built so far costs.
+    cost: Cost,
+    /// Whether the cost includes an alias's copy.
+    aliased: bool,
     notices: Vec<Notice>,
     root: Option<Node>,
     /// Byte offset of each character when the chunk is not ASCII (for trimming block scalars).
@@ -276,18 +288,22 @@ impl Builder<'_> {
         self.pos(&Marker::new(index, line, column))
     }
 
-    fn count(&mut self, nodes: usize, marker: &Marker) -> Result<(), DocumentError> {
-        self.nodes = self.nodes.saturating_add(nodes);
-        if self.nodes > self.limits.max_nodes {
-            return Err(self.error(
-                marker,
-                format!(
-                    "document expands to more than {} nodes (alias expansion bomb?)",
-                    self.limits.max_nodes
-                ),
-            ));
-        }
-        Ok(())
+    /// Adds `cost` to the document's and refuses a document over a limit, as it is built.
+    fn count(&mut self, cost: Cost, marker: &Marker) -> Result<(), DocumentError> {
+        self.cost = self.cost.plus(cost);
+        let over = if self.cost.nodes > self.limits.max_nodes {
+            format!("more than {} nodes", self.limits.max_nodes)
+        } else if self.cost.bytes > self.limits.max_bytes {
+            format!("more than {}", bytes_text(self.limits.max_bytes))
+        } else {
+            return Ok(());
+        };
+        let message = if self.aliased {
+            format!("document expands to {over} through its aliases (alias expansion bomb?)")
+        } else {
+            format!("document too large: it holds {over}")
+        };
+        Err(self.error(marker, message))
     }
 
     fn open(&mut self, frame: Frame, marker: &Marker) -> Result<(), DocumentError> {
@@ -306,8 +322,7 @@ impl Builder<'_> {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor > 0 {
-            self.anchors
-                .insert(anchor, (node.clone(), node_count(node)));
+            self.anchors.insert(anchor, (node.clone(), node_cost(node)));
         }
     }
 
@@ -436,13 +451,14 @@ impl Builder<'_> {
                     } else {
                         end
                     };
+                    let cost = Cost::scalar(&text);
                     let node = self.scalar(text, style, tag.as_deref(), Span { start, end });
                     self.remember(anchor, &node);
-                    self.count(1, &span.start)?;
+                    self.count(cost, &span.start)?;
                     self.attach(node);
                 }
                 Event::SequenceStart(anchor, _) => {
-                    self.count(1, &span.start)?;
+                    self.count(Cost::COLLECTION, &span.start)?;
                     let frame = Frame::Seq {
                         items: Vec::new(),
                         start,
@@ -452,7 +468,7 @@ impl Builder<'_> {
                     self.open(frame, &span.start)?;
                 }
                 Event::MappingStart(anchor, _) => {
-                    self.count(1, &span.start)?;
+                    self.count(Cost::COLLECTION, &span.start)?;
                     let frame = Frame::Map {
                         entries: Vec::new(),
                         index: None,
@@ -470,8 +486,9 @@ impl Builder<'_> {
                     self.attach(node);
                 }
                 Event::Alias(id) => match self.anchors.get(&id).cloned() {
-                    Some((mut node, count)) => {
-                        self.count(count, &span.start)?;
+                    Some((mut node, cost)) => {
+                        self.aliased = true;
+                        self.count(cost, &span.start)?;
                         node.span = Span { start, end };
                         self.attach(node);
                     }
@@ -550,6 +567,11 @@ impl Builder<'_> {
 /// YAML merge keys (`<<: *base`, `<<: [*a, *b]`), as go-yaml v2 applies them: keys written in
 /// the mapping win, then earlier merged mappings win over later ones.
 fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
+    if merges.is_empty() {
+        return;
+    }
+    // A set: a merged mapping of many keys is not compared with every key one by one.
+    let mut present: foldhash::HashSet<String> = entries.iter().map(|e| e.key.clone()).collect();
     for merge in merges {
         let sources: Vec<Node> = match merge.value {
             Value::Seq(items) => items,
@@ -561,7 +583,7 @@ fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
         for source in sources {
             if let Value::Map(merged) = source.value {
                 for entry in merged {
-                    if !entries.iter().any(|e| e.key == entry.key) {
+                    if present.insert(entry.key.clone()) {
                         entries.push(entry);
                     }
                 }
@@ -601,18 +623,64 @@ fn core_tagged(text: &str, suffix: &str) -> Value {
     }
 }
 
-fn node_count(node: &Node) -> usize {
-    let mut count = 0usize;
+fn bytes_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What part of a document costs in the budget of `Limits`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cost {
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Cost {
+    const COLLECTION: Cost = Cost {
+        nodes: 1,
+        bytes: NODE_BYTES,
+    };
+
+    fn scalar(text: &str) -> Cost {
+        Cost {
+            nodes: 1,
+            bytes: NODE_BYTES + text.len(),
+        }
+    }
+
+    fn plus(self, other: Cost) -> Cost {
+        Cost {
+            nodes: self.nodes.saturating_add(other.nodes),
+            bytes: self.bytes.saturating_add(other.bytes),
+        }
+    }
+}
+
+/// What a copy of `node` costs: its nodes (mapping keys included, as the parser counts them)
+/// and their text.
+fn node_cost(node: &Node) -> Cost {
+    let mut cost = Cost::default();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        count += 1;
+        cost = cost.plus(match &n.value {
+            Value::Str(text) => Cost::scalar(text),
+            _ => Cost::scalar(""),
+        });
         match &n.value {
             Value::Seq(items) => stack.extend(items),
-            Value::Map(entries) => stack.extend(entries.iter().map(|e| &e.value)),
+            Value::Map(entries) => {
+                for entry in entries {
+                    cost = cost.plus(Cost::scalar(&entry.key));
+                    stack.push(&entry.value);
+                }
+            }
             _ => {}
         }
     }
-    count
+    cost
 }
 
 fn parse_chunk(chunk: &Chunk<'_>, limits: Limits) -> Option<Result<Document, DocumentError>> {
@@ -632,26 +700,41 @@ fn parse_chunk_with(
             .map(|(i, _)| u32::try_from(i).unwrap_or(u32::MAX))
             .collect()
     });
-    let mut builder = Builder {
+    let chars = char_bytes.as_ref().map_or(chunk.text.len(), Vec::len);
+    let new_builder = |char_bytes| Builder {
         chunk,
         limits,
         stack: Vec::new(),
         anchors: HashMap::new(),
-        nodes: 0,
+        cost: Cost::default(),
+        aliased: false,
         notices: Vec::new(),
         root: None,
-        chars: char_bytes.as_ref().map_or(chunk.text.len(), Vec::len),
+        chars,
         terminated: chunk.text.ends_with(['\n', '\r']),
         char_bytes,
     };
+    let mut builder = new_builder(char_bytes);
     let fast = if fast_path {
         fast::events(chunk.text, limits.max_depth)
     } else {
         None
     };
-    let consumed = match fast {
-        Some(events) => builder.consume(events.into_iter().map(Ok)),
-        None => builder.consume(Parser::new_from_str(chunk.text)),
+    let consumed = match (fast, flow_top::start(chunk.text)) {
+        (Some(events), _) => builder.consume(events.into_iter().map(Ok)),
+        (None, Some(at)) => {
+            match builder.consume(flow_top::events(chunk.text, at)) {
+                // After `---` a flow collection cannot be a mapping key (`[a, b]: c`): a small
+                // document is then read as written; a large one keeps the error, since the
+                // scanner would hold all of it as tokens.
+                Err(_) if chunk.text.len() <= fast::MAX_DOCUMENT_BYTES => {
+                    builder = new_builder(builder.char_bytes.take());
+                    builder.consume(Parser::new_from_str(chunk.text))
+                }
+                other => other,
+            }
+        }
+        (None, None) => builder.consume(Parser::new_from_str(chunk.text)),
     };
     let saw_document = match consumed {
         Ok(saw) => saw,
@@ -1138,6 +1221,78 @@ mod tests {
         }
         let err = parse(&text).remove(0).unwrap_err();
         assert!(err.message.contains("more than"), "{}", err.message);
+        assert!(err.message.contains("alias"), "{}", err.message);
+    }
+
+    /// Merging a mapping of 100,000 keys compared each key with every key merged before it
+    /// (5 billion comparisons).
+    #[test]
+    fn a_merge_of_a_wide_mapping_is_linear() {
+        let keys: Vec<String> = (0..100_000).map(|i| format!("k{i}: {i}")).collect();
+        let text = format!("base: &b {{{}}}\nm: {{k7: x, <<: *b}}\n", keys.join(", "));
+        let started = std::time::Instant::now();
+        let doc = parse(&text).remove(0).unwrap();
+        let merged = doc.root.get("m").unwrap().as_map().unwrap();
+        assert_eq!(merged.len(), 100_000);
+        assert_eq!(merged[0].key, "k7");
+        assert_eq!(merged[0].value.as_str(), Some("x"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// Few nodes, many bytes: a long string repeated by an alias. Counting nodes alone let it
+    /// take gigabytes.
+    #[test]
+    fn aliases_of_long_strings_are_bounded_in_bytes() {
+        let text = format!(
+            "a: &a \"{}\"\nb: [{}]\n",
+            "x".repeat(1 << 20),
+            vec!["*a"; 1000].join(", ")
+        );
+        let err = parse(&text).remove(0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "document expands to more than 256 MiB through its aliases (alias expansion bomb?)"
+        );
+        assert_eq!(err.pos.line, 2);
+    }
+
+    /// A large document without aliases is refused as too large, not as a bomb; a top-level
+    /// flow collection (JSON) is read as it streams.
+    #[test]
+    fn a_large_document_is_too_large_not_a_bomb() {
+        let text = format!("[{}0]\n", "0,".repeat(100));
+        let limits = Limits {
+            max_nodes: 50,
+            ..Limits::default()
+        };
+        let err = parse_stream(&text, limits).remove(0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "document too large: it holds more than 50 nodes"
+        );
+        assert_eq!((err.pos.line, err.pos.column), (1, 100));
+        let limits = Limits {
+            max_bytes: 1000,
+            ..Limits::default()
+        };
+        let err = parse_stream(&text, limits).remove(0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "document too large: it holds more than 1000 bytes"
+        );
+    }
+
+    /// `[a]: b` is a mapping with a flow key, which the marker put in front of a top-level flow
+    /// collection would make an error: such a document is read as written.
+    #[test]
+    fn a_flow_collection_as_a_key_is_still_read() {
+        let docs = parse("[a]: b\n");
+        let doc = docs[0].as_ref().unwrap();
+        assert!(matches!(doc.notices[0].kind, NoticeKind::ComplexKey));
+        let json = parse("{\"a\": [1, 2]}\n");
+        let root = &json[0].as_ref().unwrap().root;
+        assert_eq!(root.to_json(), serde_json::json!({"a": [1, 2]}));
+        assert_eq!((root.span.start.column, root.span.end.column), (1, 14));
     }
 
     #[test]

@@ -38,7 +38,7 @@ const MAX_DEPTH: usize = 128;
 
 /// Larger documents go to saphyr, which hands its events over one at a time: the scanner
 /// collects a document's events before the builder reads them, about 100 bytes per node.
-const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+pub(super) const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
 /// The longest simple key YAML allows, counted from its first character to its `:`.
 const MAX_KEY_LENGTH: usize = 1024;

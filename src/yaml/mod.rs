@@ -8,6 +8,7 @@ mod build;
 pub mod edit;
 pub mod emit;
 mod fast;
+mod flow_top;
 mod node;
 mod path;
 mod scalar;
