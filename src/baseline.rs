@@ -44,7 +44,7 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), Error> {
     };
     let text =
         serde_json::to_string_pretty(&file).map_err(|err| Error::Io(err.to_string()))? + "\n";
-    crate::safe_write::OutputPath::from_argument(path)?.write(text.as_bytes())
+    crate::source::write::OutputPath::from_argument(path)?.write(text.as_bytes())
 }
 
 /// The findings recorded in a baseline file.

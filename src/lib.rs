@@ -33,7 +33,6 @@ pub mod render;
 pub mod resolve;
 pub mod rules;
 pub mod runtime;
-pub mod safe_write;
 pub mod sanitize;
 pub mod schema;
 pub mod scope;

@@ -179,7 +179,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     let text = format_report(&report, args.format, args.color);
     write_stdout(&text)?;
     if let Some(path) = &args.output_file {
-        kvlint::safe_write::OutputPath::from_argument(path)?
+        kvlint::source::write::OutputPath::from_argument(path)?
             .write(format_report(&report, args.output_format, ColorChoice::Never).as_bytes())?;
     }
     if args.format == CheckFormat::Github
@@ -229,9 +229,9 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
                     )),
                 ),
             };
-            match kvlint::safe_write::vm_file_name(&vm.namespace, &vm.name, extension) {
+            match kvlint::source::write::vm_file_name(&vm.namespace, &vm.name, extension) {
                 Ok(name) => {
-                    kvlint::safe_write::OutputPath::in_dir(dir, name).write(body.as_bytes())?;
+                    kvlint::source::write::OutputPath::in_dir(dir, name).write(body.as_bytes())?;
                 }
                 Err(reason) => refused.push(format!(
                     "kvlint: {}:{}: VirtualMachine left out of --out-dir: {reason}\n",

@@ -7,7 +7,7 @@
 use std::path::{Component, Path};
 
 use arbitrary::Arbitrary;
-use kvlint::safe_write::{OutputPath, vm_file_name};
+use kvlint::source::write::{OutputPath, vm_file_name};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{FileChange, Outcome, Skipped};
 use crate::error::Error;
-use crate::safe_write;
+use crate::source::write;
 
 /// Why a file must not be replaced, from its own metadata (not following a link).
 fn refusal(meta: &Metadata) -> Option<String> {
@@ -81,7 +81,7 @@ fn write_one(change: &FileChange) -> Result<Result<(), String>, Error> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let prepared = safe_write::prepare(dir, change.after.as_bytes(), Some(&meta))?;
+    let prepared = write::prepare(dir, change.after.as_bytes(), Some(&meta))?;
     // A last look right before the rename narrows the window for an edit made meanwhile;
     // the prepared file is removed when it is dropped.
     if !unchanged(&meta)? {

@@ -1,9 +1,10 @@
 //! Finding and reading the input: directories (sorted, honouring .gitignore inside a git
-//! repository, as git does), files and stdin.
+//! repository, as git does), files and stdin; and writing files safely (`write`).
 
 mod given;
 mod read;
 mod repo;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
