@@ -793,7 +793,7 @@ pub fn analyze_vm<'a>(
         }
         Ok(mut value) => {
             render::shape::prune_unknown(&mut value, profile.version);
-            render::shape::normalize_vm(&mut value, &|v| crate::quantity::canonical_json(v));
+            render::shape::normalize_vm(&mut value, &|v| crate::k8s::quantity::canonical_json(v));
             if let Some(written) = &written_for_strip {
                 strip_webhook_only(&mut value, written);
             }

@@ -42,9 +42,9 @@ use crate::check::{Options, Report};
 use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
+use crate::k8s::quantity::{Format, Quantity};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
 use crate::profile::KubeVirtVersion;
-use crate::quantity::{Format, Quantity};
 use crate::sanitize::{self, terminal};
 use crate::yaml::emit::to_yaml;
 

@@ -28,7 +28,6 @@ pub mod load;
 pub mod model;
 pub mod output;
 pub mod profile;
-pub mod quantity;
 pub mod render;
 pub mod resolve;
 pub mod rules;

@@ -43,8 +43,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::Cause;
+use crate::k8s::quantity::Quantity;
 use crate::profile::ClusterProfile;
-use crate::quantity::Quantity;
 use crate::render::value::{Fields, at_keys};
 
 /// A field below the VMI template spec, as the webhook prints it.

@@ -1,8 +1,10 @@
-//! Kubernetes objects: the envelope of every document, the scope of kinds, and the index.
+//! Kubernetes objects: the envelope of every document, the scope of kinds, and the index;
+//! resource quantities (`quantity`).
 
 mod index;
 mod kustomize;
 pub mod names;
+pub mod quantity;
 
 use std::sync::Arc;
 
