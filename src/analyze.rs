@@ -8,12 +8,12 @@ use serde_json::{Map, Value, json};
 
 use crate::admission::mutate::{self, MutateRefusal};
 use crate::admission::validate::{self, FindErrors, Rejection};
+use crate::cluster::profile::ClusterProfile;
 use crate::diag::fix::{Fix, remove};
 use crate::diag::{Finding, Related};
 use crate::drift::Drift;
 use crate::k8s::Object;
 use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
-use crate::profile::ClusterProfile;
 use crate::render::value::Fields;
 use crate::render::{self, Conflict, ExpandError, Specs};
 use crate::resolve::{self, FindError, Found, Repo};
@@ -447,7 +447,7 @@ impl Analysis<'_, '_> {
                 continue;
             };
             if matcher.resolved_kind(role) != crate::model::MatcherKind::Cluster
-                || !crate::catalog::deprecated_in_release(
+                || !crate::cluster::catalog::deprecated_in_release(
                     version.major,
                     version.minor,
                     &matcher.name,

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::CatalogChoice;
 use crate::diag::{Category, Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::load::{self, LoadOptions};
-use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::rules;
 use crate::source::{self, Selection, WalkLimits};
 
@@ -62,11 +62,12 @@ fn builtin(version: KubeVirtVersion) -> Arc<Catalog> {
 }
 
 fn build_builtin(version: KubeVirtVersion) -> Catalog {
-    let Some(bundled) = crate::catalog::bundled_version(version.major, version.minor) else {
+    let Some(bundled) = crate::cluster::catalog::bundled_version(version.major, version.minor)
+    else {
         return Catalog::default();
     };
     let (instancetypes, preferences) =
-        crate::catalog::names_in_release(version.major, version.minor);
+        crate::cluster::catalog::names_in_release(version.major, version.minor);
     let in_release = |object: &serde_json::Value| {
         let name = object
             .pointer("/metadata/name")
@@ -75,7 +76,7 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         instancetypes.contains(&name) || preferences.contains(&name)
     };
     let mut text = String::new();
-    for object in crate::catalog::objects_v1_7_0()
+    for object in crate::cluster::catalog::objects_v1_7_0()
         .iter()
         .filter(|o| in_release(o))
     {
@@ -272,7 +273,7 @@ mod tests {
         )
         .unwrap();
         assert!(!Arc::ptr_eq(&first, &v1_4));
-        let (instancetypes, preferences) = crate::catalog::names_in_release(1, 4);
+        let (instancetypes, preferences) = crate::cluster::catalog::names_in_release(1, 4);
         assert!(!v1_4.objects.is_empty());
         for object in &v1_4.objects {
             let name = object.name.as_str();

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::drift::{self, Drift};
 use crate::model::{Matcher, MatcherRole};
-use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::render::value::Fields;
 use crate::render::{self, Specs};
 use crate::rules;

@@ -39,12 +39,12 @@ use serde_json::{Map, Value};
 
 use crate::analyze::Rendered;
 use crate::check::{Options, Report};
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
 use crate::k8s::quantity::{Format, Quantity};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
-use crate::profile::KubeVirtVersion;
 use crate::sanitize::{self, terminal};
 use crate::yaml::emit::to_yaml;
 
@@ -405,9 +405,9 @@ impl Inputs {
                 {
                     inputs.cluster.configure(&configuration.to_json());
                 }
-            } else if crate::hyperconverged::is_hyperconverged(object) {
+            } else if crate::cluster::hyperconverged::is_hyperconverged(object) {
                 let (configuration, _) =
-                    crate::hyperconverged::kubevirt_configuration(&object.node.to_json());
+                    crate::cluster::hyperconverged::kubevirt_configuration(&object.node.to_json());
                 inputs.cluster.configure(&configuration);
             } else if object.group == crate::k8s::INSTANCETYPE_GROUP && is_spec_kind(&object.kind) {
                 let key = ObjectKey {
@@ -3344,9 +3344,9 @@ mod tests {
 
         // Stage (KubeVirt v1.5): even a socket change waits for a restart.
         let head = Report {
-            profile: Some(crate::profile::ClusterProfile::new(KubeVirtVersion::new(
-                1, 5,
-            ))),
+            profile: Some(crate::cluster::profile::ClusterProfile::new(
+                KubeVirtVersion::new(1, 5),
+            )),
             ..report(vec![rendered(vm("web", 2, "4Gi"), None)], Vec::new())
         };
         let diff = super::diff(&base, &head);

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::profile::KubeVirtVersion;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::render::shape::{PathSegment, field_path};
 use crate::render::value::{Fields, at_keys, field, member};
 use crate::rules::{self, Rule};

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use kvlint::check::{self, Options, Report};
+use kvlint::cluster::profile::PodBinding;
 use kvlint::config::ConfigChoice;
-use kvlint::profile::PodBinding;
 use kvlint::source::Selection;
 
 fn check(dir: &str) -> Report {

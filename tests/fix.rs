@@ -9,9 +9,9 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use kvlint::check::{self, Options};
+use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::config::ConfigChoice;
 use kvlint::fix::{self, FixOptions, Outcome};
-use kvlint::profile::KubeVirtVersion;
 use kvlint::rules::{FIXES, FixKind};
 use kvlint::source::Selection;
 use kvlint::yaml::{FieldPath, Limits, Segment, parse_stream};

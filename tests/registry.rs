@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use kvlint::check::{self, Options};
+use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::config::ConfigChoice;
-use kvlint::profile::KubeVirtVersion;
 use kvlint::rules::ALL;
 use kvlint::source::Selection;
 

@@ -11,9 +11,9 @@
 use std::path::Path;
 
 use kvlint::check::{self, Options, Report};
+use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Finding;
-use kvlint::profile::KubeVirtVersion;
 use kvlint::source::Selection;
 
 /// What to look for in a report.

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use arbitrary::Arbitrary;
 use kvlint::check::{Options, run_in_memory};
 use kvlint::config::ConfigChoice;
-use kvlint::profile::KubeVirtVersion;
+use kvlint::cluster::profile::KubeVirtVersion;
 use libfuzzer_sys::fuzz_target;
 
 /// A scalar written into the YAML: an edge value from a list, a number, or free text.
@@ -376,7 +376,7 @@ fn yaml(input: &Input, minor: u32) -> String {
         }
         preferred_devices(&mut out, input);
     }
-    let (catalog_instancetypes, catalog_preferences) = kvlint::catalog::names_in_release(1, minor);
+    let (catalog_instancetypes, catalog_preferences) = kvlint::cluster::catalog::names_in_release(1, minor);
     let instancetype = match input.catalog_instancetype {
         Some(choice) => (
             "VirtualMachineClusterInstancetype",

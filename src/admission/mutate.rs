@@ -4,9 +4,9 @@
 use serde_json::{Map, Value, json};
 
 use super::Cause;
+use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
-use crate::profile::ClusterProfile;
 use crate::render::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};

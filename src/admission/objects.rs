@@ -1,10 +1,10 @@
 //! KubeVirt's webhooks for instance types and preferences themselves (api.md §6): what they
 //! refuse or warn about, and what no webhook catches but breaks every VM that uses the object.
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::Finding;
 use crate::k8s::{INSTANCETYPE_GROUP, Object};
 use crate::model::{self, InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
-use crate::profile::KubeVirtVersion;
 use crate::resolve::is_served;
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;

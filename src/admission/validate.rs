@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::Cause;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
-use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::render::{self, Conflict, Specs, defaults, requirements, with_template};
 
 /// What the validating webhook refuses, one entry per status cause.

@@ -43,8 +43,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::Cause;
+use crate::cluster::profile::ClusterProfile;
 use crate::k8s::quantity::Quantity;
-use crate::profile::ClusterProfile;
 use crate::render::value::{Fields, at_keys};
 
 /// A field below the VMI template spec, as the webhook prints it.
@@ -2985,7 +2985,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::profile::KubeVirtVersion;
+    use crate::cluster::profile::KubeVirtVersion;
 
     /// A defaulted VM that every check accepts.
     fn base_vm() -> Value {

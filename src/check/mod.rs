@@ -7,11 +7,11 @@ mod pipeline;
 use std::sync::Arc;
 
 use crate::analyze::Rendered;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::{CatalogChoice, Config, ConfigChoice};
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::Object;
-use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::source::Selection;
 
 pub use pipeline::{Outcome, Sink, run_files_in_memory, run_in_memory, run_inputs, stream};
@@ -148,9 +148,11 @@ fn cluster_profile(
     }
     for object in objects
         .iter()
-        .filter(|o| crate::hyperconverged::is_hyperconverged(o))
+        .filter(|o| crate::cluster::hyperconverged::is_hyperconverged(o))
     {
-        profile.configure(&crate::hyperconverged::kubevirt_configuration(&object.node.to_json()).0);
+        profile.configure(
+            &crate::cluster::hyperconverged::kubevirt_configuration(&object.node.to_json()).0,
+        );
     }
     profile
 }

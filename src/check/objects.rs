@@ -4,9 +4,9 @@ use std::collections::hash_map::Entry;
 
 use foldhash::HashMap;
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Finding, Location, ObjectRef, Related};
 use crate::k8s::Object;
-use crate::profile::KubeVirtVersion;
 use crate::rules;
 use crate::schema::SchemaLocations;
 use crate::yaml::FieldPath;

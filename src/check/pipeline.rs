@@ -20,12 +20,12 @@ use super::{Options, Summary, cluster_profile, effective};
 use crate::analyze::{self, Rendered};
 use crate::baseline::Baseline;
 use crate::catalog_source;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::Config;
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::{self, Index, Kustomizations, Object};
 use crate::load::{self, DeferredFile, LoadOptions};
-use crate::profile::{ClusterProfile, KubeVirtVersion};
 use crate::resolve::{Repo, SpecCache};
 use crate::schema::SchemaLocations;
 use crate::source::{self, Input};
@@ -57,7 +57,7 @@ pub struct Outcome {
 fn referenced(object: &Object) -> bool {
     crate::resolve::is_referenced_kind(&object.group, &object.kind)
         || (object.group == k8s::KUBEVIRT_GROUP && object.kind == "KubeVirt")
-        || crate::hyperconverged::is_hyperconverged(object)
+        || crate::cluster::hyperconverged::is_hyperconverged(object)
 }
 
 /// Volumes are kept for inference from volumes only, which reads their metadata, `spec.source`
@@ -380,7 +380,7 @@ fn stream_inputs(
     index.pending.add(catalog.findings.iter().cloned());
     index
         .pending
-        .add(crate::hyperconverged::findings(&index.referenced));
+        .add(crate::cluster::hyperconverged::findings(&index.referenced));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,
         &catalog,

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Finding, Location, Severity};
-use crate::profile::KubeVirtVersion;
 use crate::rules::{self, Rule};
 use crate::source::{FILE_NAME, NamedBytes};
 use crate::yaml::{self, Limits, Node, Value};

@@ -222,7 +222,7 @@ mod tests {
 
     use super::super::{changed_between, classify, each_leaf, predict};
     use super::*;
-    use crate::profile::KubeVirtVersion;
+    use crate::cluster::profile::KubeVirtVersion;
     use crate::render::shape::segments;
 
     /// The search the walk replaces, kept as the definition: for every depth from the leaf's

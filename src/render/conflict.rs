@@ -29,7 +29,7 @@ impl Conflict {
     }
 
     /// The cause message of `version` (spec submission.md §8 row 16).
-    pub fn message_for(&self, version: crate::profile::KubeVirtVersion) -> String {
+    pub fn message_for(&self, version: crate::cluster::profile::KubeVirtVersion) -> String {
         if version.at_least(1, 5) {
             self.message()
         } else if version.at_least(1, 1) {

@@ -16,8 +16,8 @@ pub use conflict::{Conflict, conflicts_message};
 pub use instancetype::apply as apply_instancetype;
 pub use preference::ApplyPanic;
 
+use crate::cluster::profile::ClusterProfile;
 use crate::model::{InstancetypeSpec, PreferenceSpec};
-use crate::profile::ClusterProfile;
 use value::{Fields, Obj, child};
 
 /// The instance type and preference a VM resolved to.

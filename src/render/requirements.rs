@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::value::{Obj, get_obj, str_of, u64_of};
+use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::Quantity;
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
-use crate::profile::KubeVirtVersion;
 
 /// A failed requirement: KubeVirt's cause field(s) (joined by ", ") and error text.
 #[derive(Clone, Debug, PartialEq, Eq)]

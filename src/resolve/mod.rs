@@ -12,9 +12,9 @@ use foldhash::HashMap;
 use serde_json::Value;
 
 use crate::catalog_source::Catalog;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
-use crate::profile::KubeVirtVersion;
 
 /// Whether a VM may reference objects of this kind: only these are kept for [`Repo::find`] once
 /// a large repository has been indexed (every lookup asserts that its kind is listed here).
@@ -130,12 +130,13 @@ fn missing_catalog_name_note(repo: &Repo<'_>, name: &str) -> Option<String> {
         return None;
     }
     let latest = KubeVirtVersion::LATEST;
-    let (instancetypes, preferences) = crate::catalog::names_in_release(latest.major, latest.minor);
+    let (instancetypes, preferences) =
+        crate::cluster::catalog::names_in_release(latest.major, latest.minor);
     if !instancetypes.contains(&name) && !preferences.contains(&name) {
         return None;
     }
-    let bundled =
-        crate::catalog::bundled_version(repo.version.major, repo.version.minor).unwrap_or("none");
+    let bundled = crate::cluster::catalog::bundled_version(repo.version.major, repo.version.minor)
+        .unwrap_or("none");
     Some(format!(
         "{name} is in common-instancetypes {}, but KubeVirt {} deploys {bundled}, which does not have it",
         crate::catalog_source::BUILTIN_VERSION,

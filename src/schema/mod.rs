@@ -33,9 +33,9 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::Finding;
 use crate::k8s::{INSTANCETYPE_GROUP, KUBEVIRT_GROUP, Object};
-use crate::profile::KubeVirtVersion;
 use crate::yaml::FieldPath;
 
 pub use generate::{

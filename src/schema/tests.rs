@@ -2,8 +2,8 @@ use std::sync::Arc;
 
 use super::findings::suggest;
 use super::*;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::load::{LoadOptions, Loaded, load_documents};
-use crate::profile::KubeVirtVersion;
 use crate::yaml::{Limits, parse_stream};
 
 fn objects(text: &str) -> Vec<Object> {

@@ -1,7 +1,7 @@
 //! `apply/cpu.go`: CPU conflicts, copied settings and the vCPU topology.
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
-use crate::profile::KubeVirtVersion;
 use crate::render::conflict::Conflict;
 use crate::render::value::{Obj, bool_of, child, get_obj, is_set, resource, str_of, u64_of};
 

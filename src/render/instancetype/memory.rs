@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::{self, Quantity};
 use crate::model::InstancetypeSpec;
-use crate::profile::KubeVirtVersion;
 use crate::render::conflict::Conflict;
 use crate::render::value::{Fields, Obj, child, get_obj, is_set, resource};
 

@@ -16,8 +16,8 @@ mod scheduler;
 
 use super::conflict::Conflict;
 use super::value::Obj;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::{InstancetypeSpec, PreferenceSpec};
-use crate::profile::KubeVirtVersion;
 
 /// Applies `instancetype` to `spec` (the VMI spec) and `metadata` (the template metadata) and
 /// returns the conflicts, in KubeVirt's order.

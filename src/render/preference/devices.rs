@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::{DevicePreferences, PreferenceSpec};
-use crate::profile::KubeVirtVersion;
 use crate::render::value::{Fields, Obj, child, copy_if_unset, is_set, str_of};
 
 fn set_if_unset(target: &mut Obj, key: &str, value: Option<bool>) {

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
-use crate::profile::KubeVirtVersion;
 use crate::render::value::{Fields, Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVirtVersion) {

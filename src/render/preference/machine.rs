@@ -1,7 +1,7 @@
 //! `preference/apply/machine.go`.
 
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
-use crate::profile::KubeVirtVersion;
 use crate::render::value::{Obj, child, str_of};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVirtVersion) {

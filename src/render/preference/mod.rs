@@ -14,8 +14,8 @@ mod subdomain;
 mod termination;
 
 use super::value::Obj;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
-use crate::profile::KubeVirtVersion;
 
 /// Why a preference cannot be applied: KubeVirt's own code panics on this input.
 #[derive(Clone, Debug, PartialEq, Eq)]

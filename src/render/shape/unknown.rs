@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{PathSegment, Shape, VIRTUAL_MACHINE};
-use crate::profile::KubeVirtVersion;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::render::value::same_key;
 use crate::yaml::FieldPath;
 

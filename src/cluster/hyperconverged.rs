@@ -309,7 +309,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::profile::{ClusterProfile, PodBinding};
+    use crate::cluster::profile::{ClusterProfile, PodBinding};
 
     fn profile(object: &Value) -> ClusterProfile {
         let mut profile = ClusterProfile::default();
