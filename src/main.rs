@@ -166,7 +166,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         kvlint::scope::retain(&mut report, scope);
     }
     if let Some(path) = &args.write_baseline {
-        kvlint::baseline::write(path, &report.findings)?;
+        kvlint::suppress::baseline::write(path, &report.findings)?;
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(
             stderr,

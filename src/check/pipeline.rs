@@ -18,7 +18,6 @@ use rayon::prelude::*;
 use super::objects::{Duplicates, Identity, object_findings};
 use super::{Options, Summary, cluster_profile, effective};
 use crate::analyze::{self, Rendered};
-use crate::baseline::Baseline;
 use crate::catalog_source;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::Config;
@@ -29,7 +28,8 @@ use crate::load::{self, DeferredFile, LoadOptions};
 use crate::resolve::{Repo, SpecCache};
 use crate::schema::SchemaLocations;
 use crate::source::{self, Input};
-use crate::suppress::Suppression;
+use crate::suppress::baseline::Baseline;
+use crate::suppress::inline::Suppression;
 use crate::yaml::Value;
 
 /// Files read and parsed at once by the index pass.
@@ -270,7 +270,7 @@ impl Finisher<'_> {
         if findings.is_empty() && suppressions.is_empty() {
             return Ok(());
         }
-        crate::suppress::apply(&mut findings, suppressions);
+        crate::suppress::inline::apply(&mut findings, suppressions);
         crate::config::apply_severities(&mut findings, &self.config.severities);
         if let Some(baseline) = &self.baseline {
             baseline.filter(&mut findings);

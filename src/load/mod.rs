@@ -26,7 +26,7 @@ pub struct Loaded {
     pub documents: usize,
     pub skipped: usize,
     /// `# kvlint: ignore[...]` comments.
-    pub suppressions: Vec<crate::suppress::Suppression>,
+    pub suppressions: Vec<crate::suppress::inline::Suppression>,
 }
 
 impl Loaded {
@@ -263,7 +263,7 @@ fn load_file(
             .flatten()
             .map(|doc| (doc.root.span.start.line, doc.root.span.end.line))
             .collect();
-        let (suppressions, problems) = crate::suppress::scan(display, text, &documents);
+        let (suppressions, problems) = crate::suppress::inline::scan(display, text, &documents);
         loaded.suppressions.extend(suppressions);
         loaded.findings.extend(problems);
     }
