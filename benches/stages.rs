@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 use kvlint::analyze::{Wanted, analyze_vm, is_vm};
-use kvlint::catalog_source::{Catalog, load_catalog};
 use kvlint::check::{Options, Report};
 use kvlint::cluster::profile::ClusterProfile;
 use kvlint::config::CatalogChoice;
@@ -19,6 +18,7 @@ use kvlint::k8s::{Index, Object};
 use kvlint::load::{LoadOptions, load};
 use kvlint::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use kvlint::render::Specs;
+use kvlint::resolve::catalog_source::{Catalog, load_catalog};
 use kvlint::resolve::{self, Found, Repo, SpecCache};
 use kvlint::source::{Input, Selection, discover};
 use kvlint::yaml::{Limits, parse_stream};

@@ -501,7 +501,7 @@ impl Analysis<'_, '_> {
                     "{} {} is rendered with the content of common-instancetypes {}; KubeVirt {version} deploys {bundled}, whose content may differ",
                     object.kind,
                     object.name,
-                    crate::catalog_source::BUILTIN_VERSION
+                    crate::resolve::catalog_source::BUILTIN_VERSION
                 ),
             );
             self.push(finding);

@@ -8,7 +8,6 @@
 
 pub mod admission;
 pub mod analyze;
-pub mod catalog_source;
 pub mod check;
 pub mod cli;
 pub mod cluster;

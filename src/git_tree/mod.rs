@@ -461,7 +461,7 @@ impl Revision {
                 self.given
             ));
         }
-        let limits = crate::catalog_source::CATALOG_WALK;
+        let limits = crate::resolve::catalog_source::CATALOG_WALK;
         let bytes: u64 = found.files.iter().map(|f| f.size).sum();
         if found.files.len() > limits.max_files || bytes > limits.max_bytes {
             return Err(format!(

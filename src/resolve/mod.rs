@@ -1,6 +1,9 @@
 //! Finding the instance type and preference a VM references (`pkg/instancetype/find`,
-//! `pkg/instancetype/preference/find`), with the repository index in place of the API server.
+//! `pkg/instancetype/preference/find`), with the repository index in place of the API server;
+//! where cluster-scoped names resolve when the repository does not define them
+//! (`catalog_source`).
 
+pub mod catalog_source;
 mod infer;
 
 pub use infer::{InferError, Inferred, infer};
@@ -11,10 +14,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use foldhash::HashMap;
 use serde_json::Value;
 
-use crate::catalog_source::Catalog;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
+use crate::resolve::catalog_source::Catalog;
 
 /// Whether a VM may reference objects of this kind: only these are kept for [`Repo::find`] once
 /// a large repository has been indexed (every lookup asserts that its kind is listed here).
@@ -139,7 +142,7 @@ fn missing_catalog_name_note(repo: &Repo<'_>, name: &str) -> Option<String> {
         .unwrap_or("none");
     Some(format!(
         "{name} is in common-instancetypes {}, but KubeVirt {} deploys {bundled}, which does not have it",
-        crate::catalog_source::BUILTIN_VERSION,
+        crate::resolve::catalog_source::BUILTIN_VERSION,
         repo.version
     ))
 }
