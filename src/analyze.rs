@@ -9,9 +9,9 @@ use serde_json::{Map, Value, json};
 use crate::admission::mutate::{self, MutateRefusal};
 use crate::admission::validate::{self, FindErrors, Rejection};
 use crate::cluster::profile::ClusterProfile;
+use crate::controller::drift::Drift;
 use crate::diag::fix::{Fix, remove};
 use crate::diag::{Finding, Related};
-use crate::drift::Drift;
 use crate::k8s::Object;
 use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use crate::render::value::Fields;
@@ -688,7 +688,8 @@ pub fn analyze_vm<'a>(
         }
         analysis.push(finding);
     }
-    let runtime = crate::runtime::vm_findings(object, &analysis.view.base, &written);
+    let runtime =
+        crate::controller::committed_runtime::vm_findings(object, &analysis.view.base, &written);
     analysis.findings.extend(runtime);
     let admitted = mutation.refusal.is_none();
     // Rendering follows expand of the VM as written; inferred VMs follow the stored VM.
@@ -702,8 +703,8 @@ pub fn analyze_vm<'a>(
         // Drift is predicted before validation takes the stored VM over; only an admitted VM
         // is stored, so it is reported only when validation accepts the VM.
         let own_name = (object.kind == "VirtualMachine").then_some(object.name.as_str());
-        let drifts: Vec<crate::drift::Drift> =
-            crate::drift::predict(&written, &mutation.vm, profile.version, own_name)
+        let drifts: Vec<crate::controller::drift::Drift> =
+            crate::controller::drift::predict(&written, &mutation.vm, profile.version, own_name)
                 .into_iter()
                 .chain(crate::controller::predict(
                     &written,

@@ -18,7 +18,9 @@ pub(super) fn object_findings(
     locations: &SchemaLocations,
 ) -> Vec<Finding> {
     let mut out: Vec<Finding> = wrapper_findings(object).into_iter().collect();
-    out.extend(crate::runtime::object_findings(object));
+    out.extend(crate::controller::committed_runtime::object_findings(
+        object,
+    ));
     out.extend(crate::schema::check_object_for_release(object, version));
     out.extend(crate::schema::check_vm_matchers(object));
     out.extend(crate::schema::check_with_locations(object, locations));

@@ -2,16 +2,22 @@
 //! names of v1.0–v1.4 (drift.md D-1) and the expanded spec of `referencePolicy: expand` /
 //! `expandAll` (D-12). Unlike `drift`, these are not the mutating webhook's output, so a
 //! server-side dry run does not show them; they appear once the controller has seen the VM.
+//!
+//! Beside it, what else the cluster stores differently from Git: `drift`, the mutating
+//! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed.
+
+pub mod committed_runtime;
+pub mod drift;
 
 use serde_json::Value;
 
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
-use crate::drift::{self, Drift};
 use crate::model::{Matcher, MatcherRole};
 use crate::render::value::Fields;
 use crate::render::{self, Specs};
 use crate::rules;
 use crate::yaml::FieldPath;
+use drift::Drift;
 
 /// How the controller treats VMs with matchers (`instancetype.referencePolicy`, v1.4+).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
