@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
-use kvlint::analyze::{Wanted, analyze_vm, is_vm};
+use kvlint::check::vm::{Wanted, analyze_vm, is_vm};
 use kvlint::check::{Options, Report};
 use kvlint::cluster::profile::ClusterProfile;
 use kvlint::config::CatalogChoice;

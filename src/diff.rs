@@ -37,7 +37,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::analyze::Rendered;
+use crate::check::vm::Rendered;
 use crate::check::{Options, Report};
 use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Category, Finding, ObjectRef, Severity};
@@ -429,7 +429,7 @@ impl Inputs {
                     file: object.file.to_string(),
                     line: object.node.span.start.line,
                 });
-            } else if crate::analyze::is_vm(object) {
+            } else if crate::check::vm::is_vm(object) {
                 let json = object.node.to_json();
                 let spec = vm_spec(&json, &object.kind);
                 let vm = WrittenVm {

@@ -7,7 +7,6 @@
 //! findings, and `output` formats them.
 
 pub mod admission;
-pub mod analyze;
 pub mod check;
 pub mod cli;
 pub mod cluster;
@@ -34,8 +33,8 @@ pub mod suppress;
 pub mod yaml;
 
 use crate::sanitize::terminal::{guard_lines, line};
-use analyze::Rendered;
 use check::Report;
+use check::vm::Rendered;
 use output::RenderFormat;
 
 /// The text of `kvlint render`: YAML documents with a source comment each, or a JSON array.

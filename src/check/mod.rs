@@ -1,12 +1,13 @@
-//! The whole pipeline: discover → index what VMs reference → analyze every VM → report, in
-//! bounded memory (see [`pipeline`]).
+//! The whole pipeline: discover → index what VMs reference → analyze every VM ([`vm`]) →
+//! report, in bounded memory (see [`pipeline`]).
 
 mod objects;
 mod pipeline;
+pub mod vm;
 
 use std::sync::Arc;
 
-use crate::analyze::Rendered;
+use crate::check::vm::Rendered;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::{CatalogChoice, Config, ConfigChoice};
 use crate::diag::{Finding, Severity, sort_findings};

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::objects::{Duplicates, Identity, object_findings};
 use super::{Options, Summary, cluster_profile, effective};
-use crate::analyze::{self, Rendered};
+use crate::check::vm::{self, Rendered};
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::Config;
 use crate::diag::{Finding, Severity, sort_findings};
@@ -178,7 +178,7 @@ impl IndexPass {
         self.streamable &= loaded.objects.iter().all(|o| o.origin.is_none());
 
         let (vms, others): (Vec<Object>, Vec<Object>) =
-            loaded.objects.into_iter().partition(analyze::is_vm);
+            loaded.objects.into_iter().partition(vm::is_vm);
         for vm in vms {
             self.vms.entry(Arc::clone(&vm.file)).or_default().push(vm);
         }
@@ -206,7 +206,7 @@ struct VmPass<'a> {
     locations: &'a SchemaLocations,
     kustomizations: &'a Kustomizations,
     load_options: &'a LoadOptions,
-    wanted: analyze::Wanted,
+    wanted: vm::Wanted,
 }
 
 /// The outcome of one file's VMs.
@@ -240,11 +240,11 @@ impl VmPass<'_> {
             out.identities.push(Identity::of(object));
             out.findings
                 .extend(object_findings(object, version, self.locations));
-            if !analyze::is_vm(object) {
+            if !vm::is_vm(object) {
                 continue;
             }
             out.vms += 1;
-            let report = analyze::analyze_vm(&self.repo, object, self.profile, self.wanted);
+            let report = vm::analyze_vm(&self.repo, object, self.profile, self.wanted);
             out.findings.extend(report.findings);
             out.renders += usize::from(report.renders);
             out.rendered.extend(report.rendered);
@@ -400,7 +400,7 @@ fn stream_inputs(
         locations: &locations,
         kustomizations: &kustomizations,
         load_options: &load_options,
-        wanted: analyze::Wanted {
+        wanted: vm::Wanted {
             rendered: !options.skip_rendered,
             fixes: options.with_fixes,
         },

@@ -353,7 +353,7 @@ impl<W: std::io::Write> crate::check::Sink for JsonStream<W> {
         Ok(())
     }
 
-    fn rendered(&mut self, _rendered: crate::analyze::Rendered) {}
+    fn rendered(&mut self, _rendered: crate::check::vm::Rendered) {}
 }
 
 #[cfg(test)]

@@ -246,7 +246,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::analyze::Rendered;
+    use crate::check::vm::Rendered;
     use crate::diag::{Location, ObjectRef, Related};
     use crate::rules;
 
