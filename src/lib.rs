@@ -14,7 +14,6 @@ pub mod config;
 pub mod controller;
 pub mod diag;
 pub mod diff;
-pub mod docs;
 pub mod error;
 pub mod fix;
 pub mod git_tree;

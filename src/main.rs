@@ -268,8 +268,8 @@ fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {
         ))
     })?;
     write_stdout(&match args.format {
-        DocFormat::Text => kvlint::docs::explain_text(rule),
-        DocFormat::Json => kvlint::docs::explain_json(rule),
+        DocFormat::Text => kvlint::rules::explain::explain_text(rule),
+        DocFormat::Json => kvlint::rules::explain::explain_json(rule),
     })?;
     Ok(ExitCode::SUCCESS)
 }
@@ -414,8 +414,8 @@ fn main() -> ExitCode {
         Command::Diff(args) => run_diff(args),
         Command::Fix(args) => run_fix(args),
         Command::Rules(args) => write_stdout(&match args.format {
-            DocFormat::Text => kvlint::docs::rules_text(),
-            DocFormat::Json => kvlint::docs::rules_json(),
+            DocFormat::Text => kvlint::rules::explain::rules_text(),
+            DocFormat::Json => kvlint::rules::explain::rules_json(),
         })
         .map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => run_explain(args),

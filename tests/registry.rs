@@ -15,7 +15,7 @@ const DOCS: &str = "docs/rules.md";
 /// Regenerate with `KVLINT_UPDATE_DOCS=1 cargo test --test registry`.
 #[test]
 fn docs_rules_md_is_current() {
-    let generated = kvlint::docs::rules_markdown();
+    let generated = kvlint::rules::explain::rules_markdown();
     if std::env::var_os("KVLINT_UPDATE_DOCS").is_some() {
         std::fs::write(DOCS, &generated).unwrap();
     }

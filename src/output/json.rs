@@ -62,7 +62,7 @@ fn diagnostic(finding: &Finding) -> JsonDiagnostic<'_> {
         path: finding.path.as_deref(),
         kubevirt_field: finding.kubevirt_field.as_deref(),
         help: finding.help.as_deref(),
-        url: crate::docs::rule_url(finding.rule),
+        url: crate::rules::explain::rule_url(finding.rule),
         related: finding
             .related
             .iter()

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
-use crate::docs::rule_url;
+use crate::rules::explain::rule_url;
 use crate::sanitize::{is_hidden_control, workflow};
 
 use super::markdown::object_label;

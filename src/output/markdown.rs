@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::check::Report;
 use crate::diag::{Finding, ObjectRef, Severity};
-use crate::docs::rule_url;
+use crate::rules::explain::rule_url;
 use crate::sanitize::{
     self,
     markdown::{Piece, split_code_spans},

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::check::Report;
 use crate::diag::{Finding, Location, ObjectRef, Severity};
-use crate::docs::rule_url;
+use crate::rules::explain::rule_url;
 use crate::rules::{self, Rule};
 
 use super::markdown::object_label;

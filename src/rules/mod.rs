@@ -1,6 +1,8 @@
-//! The rule registry: every finding kvlint can report, as data, in one ordered list.
+//! The rule registry: every finding kvlint can report, as data, in one ordered list; its
+//! documentation (`explain`: `kvlint rules`, `kvlint explain`, docs/rules.md).
 
 mod class;
+pub mod explain;
 
 pub use class::{Category, Severity};
 

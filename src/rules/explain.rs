@@ -4,8 +4,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::diag::{Category, Severity};
-use crate::rules::{ALL, FixKind, Rule, fix_kind};
+use super::{ALL, Category, FixKind, Rule, Severity, fix_kind};
 
 /// Where a rule is documented (the anchor of docs/rules.md).
 pub fn rule_url(rule: &Rule) -> String {
