@@ -13,11 +13,11 @@ use kvlint::cli::{
     CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
     FixArgs, IgnoreFormat, InputArgs, RenderArgs,
 };
+use kvlint::commands::diff::revision;
+use kvlint::commands::diff::{self, Inputs};
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
-use kvlint::diff::{self, Inputs};
 use kvlint::error::Error;
-use kvlint::git_tree;
 use kvlint::output::{self, CheckFormat, RenderFormat};
 use kvlint::sanitize::terminal;
 use kvlint::source::Selection;
@@ -146,9 +146,10 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     } else {
         let cwd = std::env::current_dir()
             .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
-        options.selection.paths = kvlint::scope::read_paths(&args.index, &args.input.paths, &cwd);
+        options.selection.paths =
+            kvlint::commands::scope::read_paths(&args.index, &args.input.paths, &cwd);
         let stdin_name = args.input.stdin_filename.as_deref().unwrap_or("<stdin>");
-        Some(kvlint::scope::Scope::new(
+        Some(kvlint::commands::scope::Scope::new(
             &args.input.paths,
             stdin_name,
             &cwd,
@@ -163,7 +164,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     }
     let mut report = check::run(&options)?;
     if let Some(scope) = &scope {
-        kvlint::scope::retain(&mut report, scope);
+        kvlint::commands::scope::retain(&mut report, scope);
     }
     if let Some(path) = &args.write_baseline {
         kvlint::suppress::baseline::write(path, &report.findings)?;
@@ -209,7 +210,7 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
         .iter()
         .filter(|r| selected(&r.namespace, &r.name))
         .collect();
-    let text = kvlint::render_output(&rendered, args.format);
+    let text = kvlint::commands::render::render_output(&rendered, args.format);
     // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
     let mut refused = Vec::new();
     if let Some(dir) = &args.out_dir {
@@ -219,7 +220,10 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
             let (extension, body) = match args.format {
                 RenderFormat::Yaml => (
                     "yaml",
-                    kvlint::render_output(std::slice::from_ref(vm), RenderFormat::Yaml),
+                    kvlint::commands::render::render_output(
+                        std::slice::from_ref(vm),
+                        RenderFormat::Yaml,
+                    ),
                 ),
                 RenderFormat::Json => (
                     "json",
@@ -243,7 +247,7 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
         write_stdout(&text)?;
     }
     // VMs that could not be rendered: their error findings go to stderr.
-    let left_out = kvlint::unrendered_findings(&report, &selected);
+    let left_out = kvlint::commands::render::unrendered_findings(&report, &selected);
     let mut stderr = std::io::stderr().lock();
     for line in &refused {
         let _ = stderr.write_all(line.as_bytes());
@@ -285,12 +289,12 @@ fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Repor
 }
 
 /// A side read from a git revision: its files carry the working tree's names.
-fn tree_side(input: &InputArgs, revision: &git_tree::Revision) -> Result<(Report, Inputs), Error> {
+fn tree_side(input: &InputArgs, revision: &revision::Revision) -> Result<(Report, Inputs), Error> {
     let Some(side) = revision.side(&options(input, false)?)? else {
         return Ok((Report::default(), Inputs::default()));
     };
     let mut report = check::run_inputs(&side.options, side.inputs.clone())?;
-    git_tree::add_findings(&mut report, side.findings);
+    revision::add_findings(&mut report, side.findings);
     let inputs = diff::load_inputs_from(&side.options, &side.inputs)?;
     Ok((report, inputs))
 }
@@ -335,9 +339,9 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             ((base, base_inputs), head)
         }
         Some(base_ref) => {
-            let base = tree_side(input, &git_tree::resolve(base_ref)?)?;
+            let base = tree_side(input, &revision::resolve(base_ref)?)?;
             let head = if let Some(head_ref) = &args.head {
-                tree_side(input, &git_tree::resolve(head_ref)?)?
+                tree_side(input, &revision::resolve(head_ref)?)?
             } else {
                 // A path deleted in the working tree is an empty head side.
                 let present = input.paths.iter().filter(|p| p.exists()).cloned().collect();
@@ -369,22 +373,24 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
-    let mut outcome = kvlint::fix::plan(&kvlint::fix::FixOptions {
+    let mut outcome = kvlint::commands::fix::plan(&kvlint::commands::fix::FixOptions {
         check: options(&args.input, false)?,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;
     if write {
-        kvlint::fix::write(&mut outcome)?;
+        kvlint::commands::fix::write(&mut outcome)?;
     }
     let list = match args.format {
-        DocFormat::Text => {
-            terminal::guard_lines(terminal::block(&kvlint::fix::text(&outcome, write)).into_owned())
+        DocFormat::Text => terminal::guard_lines(
+            terminal::block(&kvlint::commands::fix::text(&outcome, write)).into_owned(),
+        ),
+        DocFormat::Json => {
+            kvlint::sanitize::json::guard_owned(kvlint::commands::fix::json(&outcome, write))
         }
-        DocFormat::Json => kvlint::sanitize::json::guard_owned(kvlint::fix::json(&outcome, write)),
     };
     if args.diff {
-        write_stdout(&kvlint::fix::unified_diff(&outcome))?;
+        write_stdout(&kvlint::commands::fix::unified_diff(&outcome))?;
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(list.as_bytes());
     } else {

@@ -43,7 +43,7 @@ fn cases() {
             output::human::concise(&report),
             output::human::report(&report, false, 100),
             output::json::report(&report),
-            kvlint::render_output(&rendered, RenderFormat::Yaml),
+            kvlint::commands::render::render_output(&rendered, RenderFormat::Yaml),
         );
         insta::assert_snapshot!(name, snapshot);
     }

@@ -1,7 +1,7 @@
 //! `kvlint diff` end to end. Every folder under testdata/diff is a pair of trees, `base` and
 //! `head`; its snapshot holds the exit code and the human, Markdown and JSON outputs of
 //! `kvlint diff base head`. The library is checked on the same pairs, and `--base`/`--head`
-//! (with [`kvlint::git_tree`]) in real git repositories.
+//! (with [`kvlint::commands::diff::revision`]) in real git repositories.
 
 mod common;
 
@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use kvlint::check::{self, Options, Report};
+use kvlint::commands::diff::revision::resolve_in;
+use kvlint::commands::diff::{self, Aspect, Diff, EffectKind, Inputs, Relation, VmDiff, VmStatus};
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
-use kvlint::diff::{self, Aspect, Diff, EffectKind, Inputs, Relation, VmDiff, VmStatus};
 use kvlint::error::Error;
-use kvlint::git_tree::resolve_in;
 use kvlint::source::Selection;
 
 /// The fixture pairs and the exit code of `kvlint diff` on each.

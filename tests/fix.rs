@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use kvlint::check::{self, Options};
 use kvlint::cluster::profile::KubeVirtVersion;
+use kvlint::commands::fix::{self, FixOptions, Outcome};
 use kvlint::config::ConfigChoice;
-use kvlint::fix::{self, FixOptions, Outcome};
 use kvlint::rules::{FIXES, FixKind};
 use kvlint::source::Selection;
 use kvlint::yaml::{FieldPath, Limits, Segment, parse_stream};

@@ -119,7 +119,7 @@ fn check(text: &str) -> Report {
 
 fn rendered_yaml(report: &Report) -> String {
     let rendered: Vec<_> = report.rendered.iter().collect();
-    kvlint::render_output(&rendered, RenderFormat::Yaml)
+    kvlint::commands::render::render_output(&rendered, RenderFormat::Yaml)
 }
 
 /// The length in characters of each line, lines as YAML counts them (CRLF, CR and LF each end
@@ -165,8 +165,8 @@ proptest! {
         prop_assert_eq!(output::json::report(&first), output::json::report(&second));
         let json: Vec<_> = first.rendered.iter().collect();
         prop_assert_eq!(
-            kvlint::render_output(&json, RenderFormat::Json),
-            kvlint::render_output(&json, RenderFormat::Json)
+            kvlint::commands::render::render_output(&json, RenderFormat::Json),
+            kvlint::commands::render::render_output(&json, RenderFormat::Json)
         );
     }
 

@@ -10,8 +10,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use kvlint::check::Options;
+use kvlint::commands::diff::revision::resolve_in;
 use kvlint::config::ConfigChoice;
-use kvlint::git_tree::resolve_in;
 use kvlint::source::Selection;
 
 const VM: &str = "apiVersion: kubevirt.io/v1

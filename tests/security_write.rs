@@ -10,8 +10,8 @@ use std::process::Output;
 use std::time::Instant;
 
 use kvlint::check::{self, Options};
+use kvlint::commands::fix::{self, FixOptions};
 use kvlint::config::ConfigChoice;
-use kvlint::fix::{self, FixOptions};
 use kvlint::source::Selection;
 
 fn kvlint(args: &[&str]) -> Output {

@@ -48,5 +48,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = output::markdown::report(&report);
     let _ = output::junit::report(&report);
     let rendered: Vec<_> = report.rendered.iter().collect();
-    let _ = kvlint::render_output(&rendered, output::RenderFormat::Yaml);
+    let _ = kvlint::commands::render::render_output(&rendered, output::RenderFormat::Yaml);
 });

@@ -7,8 +7,8 @@
 
 use std::path::{Component, Path};
 
-use kvlint::git_tree::listing::{self, RepoPath};
-use kvlint::git_tree::select::{Globs, pick};
+use kvlint::commands::diff::revision::listing::{self, RepoPath};
+use kvlint::commands::diff::revision::select::{Globs, pick};
 use libfuzzer_sys::fuzz_target;
 
 fn assert_inside(path: &Path) {

@@ -448,6 +448,6 @@ fuzz_target!(|input: Input| {
     };
     if let Ok(report) = run_in_memory(&options, "vm.yaml", text.as_bytes()) {
         let rendered: Vec<_> = report.rendered.iter().collect();
-        let _ = kvlint::render_output(&rendered, kvlint::output::RenderFormat::Yaml);
+        let _ = kvlint::commands::render::render_output(&rendered, kvlint::output::RenderFormat::Yaml);
     }
 });

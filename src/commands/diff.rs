@@ -28,6 +28,10 @@
 //! new VMs and VMs that switch to it. A base VM that cannot be rendered because its
 //! `revisionName` names a ControllerRevision only the cluster holds is live all the same: what
 //! its running VM gets is undetermined.
+//!
+//! [`revision`] reads a side from a git revision (`--base`, `--head`).
+
+pub mod revision;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
