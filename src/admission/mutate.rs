@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 use super::Cause;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
+use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
-use crate::render::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};
 

@@ -45,7 +45,7 @@ use serde_json::Value;
 use super::Cause;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::quantity::Quantity;
-use crate::render::value::{Fields, at_keys};
+use crate::model::value::{Fields, at_keys};
 
 /// A field below the VMI template spec, as the webhook prints it.
 macro_rules! ts {

@@ -7,7 +7,7 @@ use crate::diag::Finding;
 use crate::diag::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
-use crate::render::value::{Fields, at_keys};
+use crate::model::value::{Fields, at_keys};
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use crate::cluster::profile::KubeVirtVersion;
+use crate::model::value::{Fields, at_keys, field, member};
 use crate::render::shape::{PathSegment, field_path};
-use crate::render::value::{Fields, at_keys, field, member};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 

@@ -12,8 +12,8 @@ pub mod drift;
 use serde_json::Value;
 
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
+use crate::model::value::Fields;
 use crate::model::{Matcher, MatcherRole};
-use crate::render::value::Fields;
 use crate::render::{self, Specs};
 use crate::rules;
 use crate::yaml::FieldPath;

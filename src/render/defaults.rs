@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 use crate::cluster::profile::{ClusterProfile, PodBinding};
 use crate::k8s::quantity::Quantity;
+use crate::model::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 
 /// Adds a `{name}` disk for every volume that has no disk or filesystem of that name.
 pub fn default_volume_disks(spec: &mut Obj) {

@@ -11,14 +11,13 @@ pub mod shape;
 
 use serde_json::Value;
 
-pub use crate::model::value;
 pub use conflict::{Conflict, conflicts_message};
 pub use instancetype::apply as apply_instancetype;
 pub use preference::ApplyPanic;
 
 use crate::cluster::profile::ClusterProfile;
+use crate::model::value::{Fields, Obj, child};
 use crate::model::{InstancetypeSpec, PreferenceSpec};
-use value::{Fields, Obj, child};
 
 /// The instance type and preference a VM resolved to.
 #[derive(Clone, Copy, Debug, Default)]

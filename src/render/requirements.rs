@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::value::{Obj, get_obj, str_of, u64_of};
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::Quantity;
+use crate::model::value::{Obj, get_obj, str_of, u64_of};
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 
 /// A failed requirement: KubeVirt's cause field(s) (joined by ", ") and error text.

@@ -13,8 +13,8 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
+use crate::model::value::field;
 use crate::render::shape::PathSegment;
-use crate::render::value::field;
 use crate::rules::Rule;
 use crate::yaml::{FieldPath, Segment};
 

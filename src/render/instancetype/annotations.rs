@@ -2,8 +2,8 @@
 //! conflicts in key order so that output is stable.
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, child};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child};
 
 pub(super) fn apply(instancetype: &InstancetypeSpec, metadata: &mut Obj) -> Vec<Conflict> {
     let Some(wanted) = &instancetype.annotations else {

@@ -1,9 +1,9 @@
 //! `apply/cpu.go`: CPU conflicts, copied settings and the vCPU topology.
 
 use crate::cluster::profile::KubeVirtVersion;
+use crate::model::value::{Obj, bool_of, child, get_obj, is_set, resource, str_of, u64_of};
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, bool_of, child, get_obj, is_set, resource, str_of, u64_of};
 
 pub(super) fn apply(
     prefix: &str,

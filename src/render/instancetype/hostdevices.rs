@@ -1,8 +1,8 @@
 //! `apply/hostdevices.go`: the whole list, no merging.
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, child, list_len};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child, list_len};
 
 pub(super) fn apply(
     prefix: &str,

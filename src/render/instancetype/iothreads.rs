@@ -1,8 +1,8 @@
 //! `apply/iothreads.go` (v1.7+).
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, child, get_obj, is_set};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child, get_obj, is_set};
 
 pub(super) fn apply(
     prefix: &str,

@@ -1,8 +1,8 @@
 //! `apply/iothreadspolicy.go`.
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, child, is_set};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, child, is_set};
 
 pub(super) fn apply(
     prefix: &str,

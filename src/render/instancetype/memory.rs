@@ -5,8 +5,8 @@ use serde_json::Value;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::{self, Quantity};
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Fields, Obj, child, get_obj, is_set, resource};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Fields, Obj, child, get_obj, is_set, resource};
 
 /// The first conflict only (KubeVirt returns at the first hit). Before v1.7 any VM `memory`
 /// object conflicted as a whole.

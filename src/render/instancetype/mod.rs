@@ -15,8 +15,8 @@ mod nodeselector;
 mod scheduler;
 
 use super::conflict::Conflict;
-use super::value::Obj;
 use crate::cluster::profile::KubeVirtVersion;
+use crate::model::value::Obj;
 use crate::model::{InstancetypeSpec, PreferenceSpec};
 
 /// Applies `instancetype` to `spec` (the VMI spec) and `metadata` (the template metadata) and

@@ -1,8 +1,8 @@
 //! `apply/nodeselector.go`.
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, map_is_set};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, map_is_set};
 
 pub(super) fn apply(
     prefix: &str,

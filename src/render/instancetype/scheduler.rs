@@ -1,8 +1,8 @@
 //! `apply/scheduler.go`.
 
 use crate::model::InstancetypeSpec;
+use crate::model::value::{Obj, str_of};
 use crate::render::conflict::Conflict;
-use crate::render::value::{Obj, str_of};
 
 pub(super) fn apply(
     prefix: &str,

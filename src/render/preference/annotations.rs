@@ -1,7 +1,7 @@
 //! `preference/apply/annotations.go`: keys already present win; no conflicts.
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child};
+use crate::model::value::{Obj, child};
 
 pub(super) fn apply(preference: &PreferenceSpec, metadata: &mut Obj) {
     let annotations = child(metadata, "annotations");

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Fields, Obj, child, is_set};
+use crate::model::value::{Fields, Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     let Some(prefs) = &preference.clock else {

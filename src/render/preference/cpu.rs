@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::ApplyPanic;
 use crate::model::PreferenceSpec;
-use crate::render::value::{Fields, Obj, child, get_obj, list};
+use crate::model::value::{Fields, Obj, child, get_obj, list};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) -> Result<(), ApplyPanic> {
     let Some(features) = preference

@@ -3,8 +3,8 @@
 use serde_json::{Map, Value};
 
 use crate::cluster::profile::KubeVirtVersion;
+use crate::model::value::{Fields, Obj, child, copy_if_unset, is_set, str_of};
 use crate::model::{DevicePreferences, PreferenceSpec};
-use crate::render::value::{Fields, Obj, child, copy_if_unset, is_set, str_of};
 
 fn set_if_unset(target: &mut Obj, key: &str, value: Option<bool>) {
     if let Some(value) = value

@@ -1,7 +1,7 @@
 //! `preference/apply/features.go`.
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, copy_if_unset};
+use crate::model::value::{Obj, child, copy_if_unset};
 
 const HYPERV_FEATURES: [&str; 14] = [
     "evmcs",

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
-use crate::render::value::{Fields, Obj, child, is_set};
+use crate::model::value::{Fields, Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVirtVersion) {
     let Some(prefs) = &preference.firmware else {

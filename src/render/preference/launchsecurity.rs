@@ -1,7 +1,7 @@
 //! `preference/apply/launchsecurity.go` (v1.9+): after the instance type, so its value wins.
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, is_set};
+use crate::model::value::{Obj, child, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     if let Some(launch_security) = preference

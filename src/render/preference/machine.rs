@@ -2,7 +2,7 @@
 
 use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, child, str_of};
+use crate::model::value::{Obj, child, str_of};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVirtVersion) {
     let Some(prefs) = &preference.machine else {

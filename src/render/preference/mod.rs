@@ -13,9 +13,9 @@ mod machine;
 mod subdomain;
 mod termination;
 
-use super::value::Obj;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
+use crate::model::value::Obj;
 
 /// Why a preference cannot be applied: KubeVirt's own code panics on this input.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `preference/apply/subdomain.go`.
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, str_of};
+use crate::model::value::{Obj, str_of};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     if let Some(subdomain) = preference

@@ -1,7 +1,7 @@
 //! `preference/apply/termination.go`.
 
 use crate::model::PreferenceSpec;
-use crate::render::value::{Obj, is_set};
+use crate::model::value::{Obj, is_set};
 
 pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj) {
     if let Some(seconds) = preference.preferred_termination_grace_period_seconds

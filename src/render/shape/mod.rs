@@ -20,7 +20,7 @@
 //! (Go would also accept other letter cases), and values of the wrong JSON type are left as
 //! they are rather than failing the whole decode. Nothing here panics on any input.
 
-use crate::render::value::same_key;
+use crate::model::value::same_key;
 use serde_json::{Map, Value};
 
 mod cdi;

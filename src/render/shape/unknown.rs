@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{PathSegment, Shape, VIRTUAL_MACHINE};
 use crate::cluster::profile::KubeVirtVersion;
-use crate::render::value::same_key;
+use crate::model::value::same_key;
 use crate::yaml::FieldPath;
 
 /// Walks `value` along `shape`; `path` holds the segments above `value`, which are cloned only
