@@ -1,10 +1,14 @@
 //! kvlint: an offline linter and renderer for KubeVirt VirtualMachines that use instance types
 //! and preferences.
 //!
-//! The pipeline runs in one direction: `source` finds and reads files, `yaml` parses them with
-//! positions, `load` turns documents into objects, `k8s` indexes them, `resolve` finds what a VM
-//! references, `admission` and `render` reproduce KubeVirt, `analyze` turns the outcome into
-//! findings, and `output` formats them.
+//! The modules are the stages of one pipeline, in this order: `source` finds and reads files,
+//! `yaml` parses them with positions, `load` turns documents into objects, `k8s` indexes them,
+//! `resolve` finds what a VM references, `admission` and `render` reproduce KubeVirt's webhooks
+//! and expand, `controller` predicts what the cluster stores, and `check` runs it all and turns
+//! the outcome into findings (`diag`, registered in `rules`), which `output` formats. `cluster`
+//! is the KubeVirt release and configuration judged against, `config` the project's settings,
+//! `suppress` the findings a repository has accepted; `commands` holds `diff`, `fix`, `render`
+//! and `check --index`. ARCHITECTURE.md gives the layers and where a change goes.
 
 pub mod admission;
 pub mod check;

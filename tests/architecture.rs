@@ -11,6 +11,9 @@
 //! count. A re-export counts where it is written and where it is used, so the graph can only
 //! have more paths than the real one, never miss a cycle. The walk follows `mod` declarations
 //! from `lib.rs`; the binary (`main.rs`) is a separate crate on top of the library.
+//!
+//! The tree reads as the pipeline: beside the crate root, the binary, the command line and the
+//! tool's own errors, `src/` holds only folders, one per stage or concern.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
@@ -32,6 +35,32 @@ fn top_level_modules_form_no_cycle() {
     }
 }
 
+/// The files `src/` may hold beside its folders.
+const TOP_LEVEL_FILES: [&str; 4] = ["cli.rs", "error.rs", "lib.rs", "main.rs"];
+
+#[test]
+fn top_level_holds_only_folders_beside_the_crate_root() {
+    let src = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let mut strays: Vec<String> = std::fs::read_dir(src)
+        .expect("src/ is readable")
+        .map(|entry| entry.expect("src/ is readable").path())
+        .filter(|path| path.is_file())
+        .map(|path| {
+            path.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| !TOP_LEVEL_FILES.contains(&name.as_str()))
+        .collect();
+    strays.sort();
+    assert!(
+        strays.is_empty(),
+        "src/ holds {}: a module goes into the folder of its stage (ARCHITECTURE.md)",
+        strays.join(", ")
+    );
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
     Ident(String),
@@ -43,7 +72,7 @@ enum Token {
 /// A reference from one module to another, with the place that makes it.
 #[derive(Debug, Clone)]
 struct Reference {
-    /// The full module path of the referring module (`["fix", "run"]`).
+    /// The full module path of the referring module (`["commands", "fix", "run"]`).
     from: Vec<String>,
     /// The referenced path resolved from the crate root (`["check", "Options"]`).
     to: Vec<String>,
