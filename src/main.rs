@@ -19,7 +19,7 @@ use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
 use kvlint::error::Error;
 use kvlint::output::{self, CheckFormat, RenderFormat};
-use kvlint::sanitize::terminal;
+use kvlint::sanitize::{stop_commands, terminal};
 use kvlint::source::Selection;
 
 fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
@@ -390,7 +390,14 @@ fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
         }
     };
     if args.diff {
-        write_stdout(&kvlint::commands::fix::unified_diff(&outcome))?;
+        let patch = kvlint::commands::fix::unified_diff(&outcome);
+        // The patch shows the user's lines verbatim: a GitHub runner must not run any of them.
+        let patch = if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+            stop_commands::wrap(&patch, &stop_commands::fresh_token())
+        } else {
+            patch
+        };
+        write_stdout(&patch)?;
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(list.as_bytes());
     } else {

@@ -81,6 +81,14 @@ fn effective(options: &Options) -> Result<Effective, Error> {
     })
 }
 
+/// The inputs a check of `options` reads, in its order (the configuration's `include` and
+/// `exclude` applied): `kvlint fix` lists them once and checks its trial texts under the same
+/// names with [`run_inputs`].
+pub fn inputs(options: &Options) -> Result<Vec<crate::source::Input>, Error> {
+    let settings = effective(options)?;
+    crate::source::discover(&settings.selection)
+}
+
 /// Counts for the report's summary.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {

@@ -489,6 +489,9 @@ fn stream_inputs(
     // Findings about files that are not inputs: the configuration file, the catalog.
     let (findings, suppressions) = pending.take(None);
     finisher.finish(findings, &suppressions, sink)?;
+    if let Some(problem) = locations.unreadable() {
+        return Err(Error::Io(format!("--schema-location: {problem}")));
+    }
 
     let mut sources = index.sources;
     if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {

@@ -14,10 +14,13 @@
 //! - [`json`]: JSON (reports, SARIF, rendered VMs): serde_json's escaping plus the characters it
 //!   leaves raw (DEL, C1 controls, bidirectional overrides) and `##[`;
 //! - the GitHub command format and JUnit XML escape in their own modules, with
-//!   [`workflow`]'s rules for what a runner reads as a command.
+//!   [`workflow`]'s rules for what a runner reads as a command;
+//! - [`stop_commands`]: text that must stay verbatim (`fix --diff`'s patch) is printed between
+//!   the runner's stop and resume commands.
 
 pub mod json;
 pub mod markdown;
+pub mod stop_commands;
 pub mod terminal;
 pub mod workflow;
 

@@ -195,6 +195,8 @@ fn parse_location(text: &str) -> Result<Location, String> {
 pub struct SchemaLocations {
     locations: Vec<Location>,
     loaded: Mutex<HashMap<PathBuf, Result<Arc<Compiled>, String>>>,
+    /// Schema files (or files they refer to) that could not be read at all.
+    unreadable: Mutex<Vec<String>>,
 }
 
 impl fmt::Debug for SchemaLocations {
@@ -223,16 +225,39 @@ impl SchemaLocations {
         problems
     }
 
+    /// The first schema file found that could not be read (a FIFO, a device, a file over the
+    /// size limit, no permission): unlike a file that is not a usable schema, which is skipped,
+    /// this ends the run with an error, as the user named a location kvlint cannot read.
+    pub fn unreadable(&self) -> Option<String> {
+        let unreadable = self
+            .unreadable
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        unreadable.iter().min().cloned()
+    }
+
     /// The compiled schema for an object, from the first location that has a usable one.
     fn schema_for(&self, api_version: &str, kind: &str) -> Option<Arc<Compiled>> {
         let names = Names::new(api_version, kind);
         for location in &self.locations {
             for path in location.candidates(&names) {
-                if !path.is_file() {
+                // A FIFO or a device there is not skipped: reading it is refused, an error.
+                if !path.exists() || path.is_dir() {
                     continue;
                 }
                 let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
-                let result = loaded.entry(path.clone()).or_insert_with(|| compile(&path));
+                let result = loaded.entry(path.clone()).or_insert_with(|| {
+                    compile(&path).map_err(|problem| match problem {
+                        Unusable::Unreadable(message) => {
+                            self.unreadable
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .push(message.clone());
+                            message
+                        }
+                        Unusable::Invalid(message) => message,
+                    })
+                });
                 if let Ok(compiled) = result {
                     return Some(Arc::clone(compiled));
                 }
@@ -250,6 +275,7 @@ pub fn load_locations(locations: &[String]) -> Result<SchemaLocations, String> {
             .map(|text| parse_location(text))
             .collect::<Result<_, _>>()?,
         loaded: Mutex::new(HashMap::new()),
+        unreadable: Mutex::new(Vec::new()),
     })
 }
 
@@ -287,21 +313,41 @@ fn names_known_draft(schema: &Value) -> bool {
         })
 }
 
-fn compile(path: &Path) -> Result<Arc<Compiled>, String> {
+/// Why a schema file is not used.
+enum Unusable {
+    /// It, or a file it refers to, cannot be read.
+    Unreadable(String),
+    /// It is not JSON or not a JSON Schema (skipped, as kubeconform skips it).
+    Invalid(String),
+}
+
+fn compile(path: &Path) -> Result<Arc<Compiled>, Unusable> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
-    let schema: Value =
-        serde_json::from_str(&text).map_err(|error| format!("{shown}: not JSON: {error}"))?;
-    let absolute = std::path::absolute(path).map_err(|error| format!("{shown}: {error}"))?;
+    let text = crate::source::read_given_text(path)
+        .map_err(|problem| Unusable::Unreadable(format!("{shown}: {}", problem.message)))?;
+    let schema: Value = serde_json::from_str(&text)
+        .map_err(|error| Unusable::Invalid(format!("{shown}: not JSON: {error}")))?;
+    let absolute = std::path::absolute(path)
+        .map_err(|error| Unusable::Unreadable(format!("{shown}: {error}")))?;
+    let retriever = LocalFiles::default();
+    let unreadable = Arc::clone(&retriever.unreadable);
     let mut options = jsonschema::options()
-        .with_retriever(LocalFiles)
+        .with_retriever(retriever)
         .with_base_uri(file_uri(&absolute));
     if !names_known_draft(&schema) {
         options = options.with_draft(Draft::Draft4);
     }
-    let validator = options
-        .build(&schema)
-        .map_err(|error| format!("{shown}: not a usable JSON Schema: {error}"))?;
+    let built = options.build(&schema);
+    if let Some(referred) = unreadable
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .first()
+    {
+        return Err(Unusable::Unreadable(format!("{shown}: {referred}")));
+    }
+    let validator = built.map_err(|error| {
+        Unusable::Invalid(format!("{shown}: not a usable JSON Schema: {error}"))
+    })?;
     Ok(Arc::new(Compiled { schema, validator }))
 }
 
@@ -342,8 +388,12 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Resolves `$ref`s to local files only.
-struct LocalFiles;
+/// Resolves `$ref`s to local files only, read as the schema itself is; the files that cannot
+/// be read are noted.
+#[derive(Default)]
+struct LocalFiles {
+    unreadable: Arc<Mutex<Vec<String>>>,
+}
 
 impl Retrieve for LocalFiles {
     fn retrieve(
@@ -356,7 +406,14 @@ impl Retrieve for LocalFiles {
         };
         let rest = rest.split(['#', '?']).next().unwrap_or(rest);
         let path = percent_decode(rest);
-        let content = std::fs::read_to_string(&path).map_err(|error| format!("{path}: {error}"))?;
+        let content = crate::source::read_given_text(Path::new(&path)).map_err(|problem| {
+            let message = format!("{path}: {}", problem.message);
+            self.unreadable
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(message.clone());
+            message
+        })?;
         Ok(serde_json::from_str(&content)?)
     }
 }

@@ -14,7 +14,10 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use crate::error::Error;
 use given::Given;
 pub(crate) use read::special_kind;
-pub use read::{MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text};
+pub use read::{
+    MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text,
+    read_given_text,
+};
 pub use repo::repository_root;
 
 /// The configuration file, which the walk does not take for a manifest.

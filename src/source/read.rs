@@ -142,6 +142,16 @@ pub fn read_file_text(path: &Path) -> Result<String, ReadProblem> {
     decode(read_file_bytes(path)?)
 }
 
+/// Reads a file named on the command line (`--baseline`, a `--schema-location` schema) as
+/// UTF-8 text: symlinks are followed, as the user chose the path, and the file is then read as
+/// an input is: a regular file only (a FIFO or a device is refused without blocking), at most
+/// [`MAX_FILE_BYTES`].
+pub fn read_given_text(path: &Path) -> Result<String, ReadProblem> {
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|err| ReadProblem::whole(format!("cannot read file: {err}")))?;
+    read_file_text(&resolved)
+}
+
 /// Checks that bytes are UTF-8 text, as Kubernetes requires of manifests.
 pub fn decode(bytes: Vec<u8>) -> Result<String, ReadProblem> {
     if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {

@@ -55,8 +55,8 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+        let text = crate::source::read_given_text(path)
+            .map_err(|problem| Error::Io(format!("{}: {}", path.display(), problem.message)))?;
         let file: BaselineFile = serde_json::from_str(&text).map_err(|err| {
             Error::Usage(format!(
                 "{} is not a kvlint baseline: {err}",

@@ -15,7 +15,8 @@ use crate::check::{self, Options, Report};
 use crate::config::ConfigChoice;
 use crate::diag::{Finding, ObjectRef};
 use crate::error::Error;
-use crate::rules::{FixKind, Rule, fix_kind};
+use crate::rules::{self, FixKind, Rule, fix_kind};
+use crate::source::Input;
 use crate::yaml::{FieldPath, Segment};
 
 /// Each pass checks every file once. A fix may uncover another (an inferred matcher then has
@@ -83,6 +84,9 @@ pub struct Outcome {
     pub changes: Vec<FileChange>,
     /// Unsafe fixes that `--unsafe-fixes` would add.
     pub unsafe_available: usize,
+    /// The configuration's problems (KV0019), as `check` reports them: a configuration file
+    /// that is not used, a setting that is ignored.
+    pub configuration: Vec<Finding>,
 }
 
 type Identity = (Arc<str>, &'static str, Option<ObjectRef>, Option<String>);
@@ -111,88 +115,52 @@ impl Action {
     }
 }
 
-/// The copy of the files that fixed texts are checked in.
-struct Mirror {
-    dir: tempfile::TempDir,
-    /// Mirror display name → the file's display name.
-    names: HashMap<String, Arc<str>>,
-    /// What each file holds in the mirror now.
-    written: HashMap<Arc<str>, String>,
-    /// How many files the check of the real paths read.
-    files: usize,
+/// The inputs of the first check, to check trial texts again in memory: the same files under
+/// the same names, in the same order, with the same configuration; nothing is written to disk.
+struct Recheck {
+    /// As the first check listed them; a file it read holds the bytes it read.
+    inputs: Vec<Input>,
 }
 
-fn absolute(path: &Path) -> Result<PathBuf, Error> {
-    std::fs::canonicalize(path).map_err(|err| Error::Io(format!("{}: {err}", path.display())))
-}
-
-impl Mirror {
-    fn new(files: usize) -> Result<Self, Error> {
-        let dir = tempfile::tempdir()
-            .map_err(|err| Error::Io(format!("cannot create a temporary directory: {err}")))?;
-        Ok(Self {
-            dir,
-            names: HashMap::new(),
-            written: HashMap::new(),
-            files,
-        })
+impl Recheck {
+    /// Every file the first check read (it has a text in `read`) is checked again from memory;
+    /// the inputs it refused or could not read stay as they were.
+    fn new(inputs: Vec<Input>, read: &BTreeMap<Arc<str>, String>) -> Self {
+        let inputs = inputs
+            .into_iter()
+            .map(|input| match (&input, read.get(input.display())) {
+                (Input::File { display, .. }, Some(text)) => Input::Memory {
+                    display: Arc::clone(display),
+                    bytes: Arc::from(text.as_bytes()),
+                },
+                _ => input,
+            })
+            .collect();
+        Self { inputs }
     }
 
-    fn path_of(&self, path: &Path) -> Result<PathBuf, Error> {
-        let absolute = absolute(path)?;
-        let relative = absolute.strip_prefix("/").unwrap_or(&absolute);
-        Ok(self.dir.path().join(relative))
-    }
-
-    /// Checks `texts` as they would be on disk, with the same options.
+    /// Checks the inputs with `texts` in place of the texts read, with the same options.
     fn check(
-        &mut self,
+        &self,
         options: &Options,
         texts: &BTreeMap<Arc<str>, String>,
     ) -> Result<Report, Error> {
-        let io = |path: &Path, err: std::io::Error| Error::Io(format!("{}: {err}", path.display()));
-        for (file, text) in texts {
-            if self.written.get(file) == Some(text) {
-                continue;
-            }
-            let target = self.path_of(Path::new(&**file))?;
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|err| io(parent, err))?;
-            }
-            std::fs::write(&target, text).map_err(|err| io(&target, err))?;
-            self.names.insert(
-                target.to_string_lossy().replace('\\', "/"),
-                Arc::clone(file),
-            );
-            self.written.insert(Arc::clone(file), text.clone());
-        }
-        let mut mirrored = options.clone();
-        mirrored.selection.paths = Vec::new();
-        for path in &options.selection.paths {
-            let target = self.path_of(path)?;
-            if path.is_dir() {
-                std::fs::create_dir_all(&target).map_err(|err| io(&target, err))?;
-            }
-            // A file given by name that could not be read has no copy.
-            if target.exists() {
-                mirrored.selection.paths.push(target);
-            }
-        }
-        mirrored.keep_sources = false;
-        let mut report = check::run(&mirrored)?;
-        // Every file must be checked again, or a fixed finding could vanish with its file.
-        if report.summary.files != self.files {
-            return Err(Error::Io(format!(
-                "kvlint fix cannot check the fixed files again ({} files instead of {}); nothing was written",
-                report.summary.files, self.files
-            )));
-        }
-        for finding in &mut report.findings {
-            if let Some(file) = self.names.get(&*finding.location.file) {
-                finding.location.file = Arc::clone(file);
-            }
-        }
-        Ok(report)
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|input| match (input, texts.get(input.display())) {
+                (Input::Memory { display, bytes }, Some(text)) if **bytes != *text.as_bytes() => {
+                    Input::Memory {
+                        display: Arc::clone(display),
+                        bytes: Arc::from(text.as_bytes()),
+                    }
+                }
+                _ => input.clone(),
+            })
+            .collect();
+        let mut options = options.clone();
+        options.keep_sources = false;
+        check::run_inputs(&options, inputs)
     }
 }
 
@@ -417,14 +385,16 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     if check_options.selection.paths.is_empty() {
         check_options.selection.paths.push(PathBuf::from("."));
     }
-    // The mirror lives elsewhere: pin the configuration file the real paths would find.
-    if matches!(check_options.config, ConfigChoice::Discover) {
-        check_options.config = crate::config::discover(&check_options.selection.paths[0])
-            .map_or(ConfigChoice::None, ConfigChoice::File);
-    }
+    // Loaded once: every check of the run uses the same configuration, and a problem with it
+    // (a refused `.kvlint.yaml`) is reported as `check` reports it.
+    let config = crate::config::load(&check_options.config, &check_options.selection.paths[0])?;
+    check_options.config = ConfigChoice::Loaded(Arc::new(config));
     check_options.keep_sources = true;
     check_options.with_fixes = true;
-    let mut report = check::run(&check_options)?;
+    // Listed once, by the walk `check` uses: the re-checks see the same files under the same
+    // names, in the same order.
+    let inputs = check::inputs(&check_options)?;
+    let mut report = check::run_inputs(&check_options, inputs.clone())?;
     let minor = report
         .profile
         .as_ref()
@@ -445,11 +415,17 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
                 .filter(|f| f.fix.is_some() && fix_kind(f.rule) == FixKind::Unsafe)
                 .count()
         },
+        configuration: report
+            .findings
+            .iter()
+            .filter(|f| f.rule.code == rules::INVALID_CONFIG.code)
+            .cloned()
+            .collect(),
         ..Outcome::default()
     };
     let mut current = originals.clone();
     let mut blocked: HashSet<Identity> = HashSet::new();
-    let mut mirror = Mirror::new(report.summary.files)?;
+    let recheck = Recheck::new(inputs, &originals);
     // Objects whose fixes are tried one at a time.
     let mut one_by_one: HashSet<Unit> = HashSet::new();
     let mut finished = false;
@@ -483,7 +459,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             break;
         }
         let before = counts(&report.findings);
-        let mut after_report = mirror.check(&check_options, &trial)?;
+        let mut after_report = recheck.check(&check_options, &trial)?;
         let after = counts(&after_report.findings);
         let mut after_by_file: HashMap<&Arc<str>, Vec<(&Identity, usize)>> = HashMap::new();
         let mut after_ids: Vec<(&Identity, usize)> = after.iter().map(|(id, n)| (id, *n)).collect();
@@ -535,7 +511,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             }
         }
         if undone {
-            after_report = mirror.check(&check_options, &trial)?;
+            after_report = recheck.check(&check_options, &trial)?;
         }
         current = trial;
         report = after_report;
@@ -579,6 +555,17 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
 /// The fixes as text lines, `file:line: CODE description`, and a summary line.
 pub fn text(outcome: &Outcome, written: bool) -> String {
     let mut out = String::new();
+    for finding in &outcome.configuration {
+        let _ = writeln!(
+            out,
+            "{}:{}: {} {}: {}",
+            finding.location.file,
+            finding.location.span.start.line,
+            finding.rule.code,
+            finding.severity,
+            finding.message
+        );
+    }
     for fix in &outcome.applied {
         let unsafe_note = if fix.kind == FixKind::Unsafe {
             " (unsafe)"
@@ -624,7 +611,7 @@ pub fn text(outcome: &Outcome, written: bool) -> String {
 /// The stable machine-readable form.
 pub fn json(outcome: &Outcome, written: bool) -> String {
     let files: Vec<&str> = outcome.changes.iter().map(|c| &*c.file).collect();
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "version": 1,
         "written": written,
         "fixes": outcome.applied,
@@ -632,6 +619,23 @@ pub fn json(outcome: &Outcome, written: bool) -> String {
         "files": files,
         "unsafe_available": outcome.unsafe_available,
     });
+    // Only when there is something to say, so that the usual output keeps its shape.
+    if !outcome.configuration.is_empty() {
+        value["configuration"] = outcome
+            .configuration
+            .iter()
+            .map(|finding| {
+                serde_json::json!({
+                    "file": &*finding.location.file,
+                    "line": finding.location.span.start.line,
+                    "column": finding.location.span.start.column,
+                    "rule": finding.rule.code,
+                    "severity": finding.severity.as_str(),
+                    "message": finding.message,
+                })
+            })
+            .collect();
+    }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
