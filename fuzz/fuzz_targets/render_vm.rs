@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use arbitrary::Arbitrary;
 use kvlint::check::{Options, run_in_memory};
-use kvlint::config::ConfigChoice;
 use kvlint::cluster::profile::KubeVirtVersion;
+use kvlint::config::ConfigChoice;
 use libfuzzer_sys::fuzz_target;
 
 /// A scalar written into the YAML: an edge value from a list, a number, or free text.
@@ -376,7 +376,8 @@ fn yaml(input: &Input, minor: u32) -> String {
         }
         preferred_devices(&mut out, input);
     }
-    let (catalog_instancetypes, catalog_preferences) = kvlint::cluster::catalog::names_in_release(1, minor);
+    let (catalog_instancetypes, catalog_preferences) =
+        kvlint::cluster::catalog::names_in_release(1, minor);
     let instancetype = match input.catalog_instancetype {
         Some(choice) => (
             "VirtualMachineClusterInstancetype",
@@ -448,6 +449,7 @@ fuzz_target!(|input: Input| {
     };
     if let Ok(report) = run_in_memory(&options, "vm.yaml", text.as_bytes()) {
         let rendered: Vec<_> = report.rendered.iter().collect();
-        let _ = kvlint::commands::render::render_output(&rendered, kvlint::output::RenderFormat::Yaml);
+        let _ =
+            kvlint::commands::render::render_output(&rendered, kvlint::output::RenderFormat::Yaml);
     }
 });
