@@ -124,6 +124,9 @@ fn check_reports_names_the_api_server_refuses() {
         vm("default", "\"web\\n::add-mask::x\""),
         vm("default", "Upper"),
         vm("default", "ok.dotted-name"),
+        // Placeholders that Flux's postBuild, clusterctl or a template fill in before applying.
+        vm("${NAMESPACE}", "${CLUSTER_NAME}-vm"),
+        vm("default", "\"vm-{{ .Replica }}\""),
     ];
     fs::write(&file, documents.join("---\n")).unwrap();
     let output = kvlint(&[
@@ -150,7 +153,7 @@ fn check_reports_names_the_api_server_refuses() {
         })
         .collect();
     // Each document has 11 lines and a `---`: the namespace of the first, the names of the
-    // second and third; the valid fourth has none.
+    // second and third; the valid fourth and the placeholders of the last two have none.
     assert_eq!(
         places,
         [

@@ -7,6 +7,7 @@ use foldhash::HashMap;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Finding, Location, ObjectRef, Related};
 use crate::k8s::Object;
+use crate::k8s::names::is_placeholder;
 use crate::rules;
 use crate::schema::SchemaLocations;
 use crate::yaml::FieldPath;
@@ -98,12 +99,6 @@ impl Duplicates {
             ),
         }
     }
-}
-
-/// Whether a name is a placeholder for a later substitution (`${CLUSTER_NAME}`, `{{ .name }}`):
-/// such objects are variants of a template, not copies of one object.
-fn is_placeholder(name: &str) -> bool {
-    name.contains(['$', '{', '}'])
 }
 
 /// Findings about objects that wrap or resemble VMs without being rendered.

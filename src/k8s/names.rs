@@ -111,7 +111,14 @@ pub fn follows_as_prefix(rule: NameRule, prefix: &str) -> bool {
     follows(rule, &masked)
 }
 
-/// KV0007 for each name of `object` the API server would refuse: `metadata.name` (or the
+/// Whether a name is a placeholder for a later substitution (`${CLUSTER_NAME}` of Flux's
+/// `postBuild` or clusterctl, `{{ .name }}` of a template): such objects are variants of a
+/// template, not copies of one object, and their names are judged once substituted.
+pub fn is_placeholder(name: &str) -> bool {
+    name.contains(['$', '{', '}'])
+}
+
+/// KV0007 for each name of `object` the API server would refuse (placeholders aside): `metadata.name` (or the
 /// `generateName` prefix) by its kind's rule, and the namespace, at the node that holds it (a
 /// namespace that was not written, but comes from Kustomize, the configuration or
 /// `--namespace`, at `metadata`).
@@ -134,21 +141,24 @@ pub fn findings(object: &Object) -> Vec<Finding> {
     };
     let name = field("name").and_then(Node::as_str);
     match (name, field("generateName").and_then(Node::as_str)) {
-        (Some(name), _) if !follows(rule, name) => refuse(
+        (Some(name), _) if !is_placeholder(name) && !follows(rule, name) => refuse(
             field("name"),
             "metadata.name",
             format!("{} name {name:?}", object.kind),
             rule,
         ),
-        (None, Some(prefix)) if !follows_as_prefix(rule, prefix) => refuse(
-            field("generateName"),
-            "metadata.generateName",
-            format!("{} generateName {prefix:?}", object.kind),
-            rule,
-        ),
+        (None, Some(prefix)) if !is_placeholder(prefix) && !follows_as_prefix(rule, prefix) => {
+            refuse(
+                field("generateName"),
+                "metadata.generateName",
+                format!("{} generateName {prefix:?}", object.kind),
+                rule,
+            );
+        }
         _ => {}
     }
     if let Some(namespace) = &object.namespace
+        && !is_placeholder(namespace)
         && !follows(NAMESPACE_RULE, namespace)
     {
         let (node, what) = if object.namespace_written {
