@@ -208,3 +208,38 @@ fn fifty_thousand_unknown_keys_are_looked_up_through_an_index() {
         .count();
     assert_eq!(unknown, 50_000);
 }
+
+/// A 28 MB flow sequence after a `---` line of its own: the scanner used to read all of it as
+/// tokens before the first node (over 5 GB) since it could still be a mapping key; it is now
+/// refused at the node limit as it streams, and the file next to it is still checked.
+#[test]
+fn a_28_megabyte_flow_sequence_after_a_marker_line_is_refused_within_bounded_memory() {
+    let mut yaml = String::with_capacity(28_000_010);
+    yaml.push_str("---\n[");
+    let mut i = 0u64;
+    while yaml.len() < 28_000_000 {
+        write!(yaml, "{},", i % 10).unwrap();
+        i += 1;
+    }
+    yaml.pop();
+    yaml.push_str("]\n");
+    let dir = dir_with(&vm_with_disks_of_one_name(2));
+    std::fs::write(dir.path().join("array.yaml"), yaml).unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, Some(1));
+    // The debug build of the parser needs several seconds for the 2,000,000 nodes it reads.
+    run.assert_within(Duration::from_secs(20), 300);
+    let diagnostics = run.diagnostics();
+    let refusal = diagnostics
+        .iter()
+        .find(|d| d["file"].as_str().unwrap().ends_with("array.yaml"))
+        .expect("the sequence is reported");
+    assert_eq!(refusal["code"], "KV0001");
+    let message = refusal["message"].as_str().unwrap();
+    assert!(message.contains("document too large"), "{message}");
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["code"] == "KV1008" && d["file"].as_str().unwrap().ends_with("vm.yaml"))
+    );
+}

@@ -722,8 +722,8 @@ fn parse_chunk_with(
     };
     let consumed = match (fast, flow_top::start(chunk.text)) {
         (Some(events), _) => builder.consume(events.into_iter().map(Ok)),
-        (None, Some(at)) => {
-            match builder.consume(flow_top::events(chunk.text, at)) {
+        (None, Some(top)) => {
+            match builder.consume(flow_top::events(chunk.text, top)) {
                 // After `---` a flow collection cannot be a mapping key (`[a, b]: c`): a small
                 // document is then read as written; a large one keeps the error, since the
                 // scanner would hold all of it as tokens.
