@@ -2,6 +2,7 @@
 //! (`mutate`), the validating webhook's instance-type part (`validate`) and its VM spec
 //! validation on the expanded copy (`vmspec`).
 
+pub mod list_limits;
 pub mod mutate;
 pub mod objects;
 pub mod validate;

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Cause;
+use super::list_limits;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
 use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
@@ -23,6 +24,9 @@ pub enum MutateRefusal {
     Inference { role: MatcherRole, message: String },
     /// The OpenAPI schema check of the preamble: fields this release does not have.
     Schema(Vec<String>),
+    /// The API server's CRD validation of the mutated VM (v1.3 on): lists of the template spec
+    /// over `maxItems`, by field.
+    TooMany(Vec<String>),
 }
 
 /// The outcome of the mutating webhook.
@@ -103,8 +107,26 @@ fn matcher_of(vm: &Value, role: MatcherRole) -> Option<Matcher> {
         .and_then(Matcher::from_json)
 }
 
-/// Runs the mutating webhook on a CREATE (`create`) or UPDATE of `vm_json`.
+/// Runs the mutating webhook on a CREATE (`create`) or UPDATE of `vm_json`, then the API
+/// server's check of the CRD's list limits on the result.
 pub fn mutate(
+    repo: &Repo<'_>,
+    vm: &Object,
+    vm_json: &Value,
+    profile: &ClusterProfile,
+    create: bool,
+) -> Mutation {
+    let mut mutation = mutate_by_webhook(repo, vm, vm_json, profile, create);
+    if mutation.refusal.is_none() {
+        let too_many = list_limits::crd_violations(&mutation.vm, profile.version);
+        if !too_many.is_empty() {
+            mutation.refusal = Some(MutateRefusal::TooMany(too_many));
+        }
+    }
+    mutation
+}
+
+fn mutate_by_webhook(
     repo: &Repo<'_>,
     vm: &Object,
     vm_json: &Value,

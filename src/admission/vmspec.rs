@@ -43,6 +43,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::Cause;
+use super::list_limits::{self, List};
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{Fields, at_keys};
@@ -521,7 +522,14 @@ fn vmi_spec(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
         profile,
         causes: Vec::new(),
     };
-    let checks: &[fn(&mut Ctx)] = &[
+    // Up to v1.2 the webhook limits the lists itself (later the CRD does, before it runs).
+    let webhook_limits = !profile.version.at_least(1, 3);
+    for list in [List::Disks, List::Volumes] {
+        if webhook_limits && list_limits::exceeds(spec, list) {
+            return vec![list_limits::webhook_cause(TEMPLATE_SPEC, list)];
+        }
+    }
+    let before_network: &[fn(&mut Ctx)] = &[
         hostname,
         subdomain,
         memory_requests,
@@ -540,6 +548,18 @@ fn vmi_spec(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
         start_strategy,
         realtime,
         architecture_gate,
+    ];
+    for check in before_network {
+        check(&mut cx);
+    }
+    for list in [List::Interfaces, List::Networks] {
+        if webhook_limits && list_limits::exceeds(spec, list) {
+            cx.causes
+                .push(list_limits::webhook_cause(TEMPLATE_SPEC, list));
+            return cx.causes;
+        }
+    }
+    let checks: &[fn(&mut Ctx)] = &[
         network,
         dra,
         boot_order,
@@ -2040,17 +2060,20 @@ fn disk_volume_pairing(cx: &mut Ctx, field: &str, disk: &Value, volume: &Value) 
 /// `storageadmitters.ValidateDisks`.
 fn disks(cx: &mut Ctx) {
     let list = cx.devices("disks");
+    // KubeVirt reports a duplicate name against every earlier disk of that name; the lists'
+    // length limit keeps that at most 256 * 255 / 2 causes.
+    let mut earlier_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (idx, disk) in list.iter().enumerate() {
         let name = text(disk, &["name"]);
         let field = format!("{TEMPLATE_SPEC}.domain.devices.disks[{idx}]");
-        for (other_idx, other) in list[..idx].iter().enumerate() {
-            if text(other, &["name"]) == name {
-                let message = format!(
-                    "{field} and {TEMPLATE_SPEC}.domain.devices.disks[{other_idx}] must not have the same Name."
-                );
-                cx.push(format!("{field}.name"), message);
-            }
+        let earlier = earlier_by_name.entry(name).or_default();
+        for other_idx in earlier.iter() {
+            let message = format!(
+                "{field} and {TEMPLATE_SPEC}.domain.devices.disks[{other_idx}] must not have the same Name."
+            );
+            cx.push(format!("{field}.name"), message);
         }
+        earlier.push(idx);
         if count_present(disk, &["disk", "lun", "cdrom"]) > 1 {
             cx.push(
                 field.clone(),
@@ -2569,6 +2592,12 @@ fn probes(cx: &mut Ctx) {
 }
 
 fn access_credentials(cx: &mut Ctx) {
+    if !cx.profile.version.at_least(1, 3) && list_limits::exceeds(cx.spec, List::AccessCredentials)
+    {
+        let cause = list_limits::webhook_cause(TEMPLATE_SPEC, List::AccessCredentials);
+        cx.causes.push(cause);
+        return;
+    }
     let volumes = items(cx.spec, &["volumes"]);
     let no_cloud = volumes.iter().any(|v| has(v, &["cloudInitNoCloud"]));
     let config_drive = volumes.iter().any(|v| has(v, &["cloudInitConfigDrive"]));
@@ -3930,6 +3959,38 @@ mod tests {
         assert_eq!(
             run(&json!({"readinessProbe": {"httpGet": {"port": 80}}})),
             Vec::new()
+        );
+    }
+
+    #[test]
+    fn lists_over_the_webhook_limit_of_v1_2() {
+        let v1_2 = profile((1, 2), &[]);
+        let many = |len: usize| vec![json!({"name": "default", "masquerade": {}}); len];
+        let interfaces =
+            json!({"hostname": "Bad_Name", "domain": {"devices": {"interfaces": many(257)}}});
+        let causes = run_with(&interfaces, &v1_2);
+        assert_eq!(causes.len(), 2, "{causes:?}");
+        assert_eq!(causes[0].0, "spec.template.spec.hostname");
+        assert_eq!(
+            causes[1],
+            (
+                "spec.template.spec.domain.devices.interfaces".to_owned(),
+                "spec.template.spec.domain.devices.interfaces list exceeds the 256 element limit in length".to_owned()
+            )
+        );
+        let volumes = json!({"hostname": "Bad_Name", "volumes": many(257)});
+        assert_eq!(
+            run_with(&volumes, &v1_2),
+            one(
+                "spec.template.spec.volumes",
+                "spec.template.spec.volumes list exceeds the 256 element limit in length"
+            )
+        );
+        // From v1.3 on the CRD limits them, before the webhook runs.
+        assert!(
+            run(&json!({"domain": {"devices": {"disks": many(257)}}}))
+                .iter()
+                .all(|c| !c.1.contains("element limit"))
         );
     }
 

@@ -76,12 +76,8 @@ fn keep_inference_fields(object: &mut Object) {
         return;
     }
     entries.retain(|e| matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata" | "spec"));
-    for entry in entries.iter_mut() {
-        if entry.key == "spec"
-            && let Value::Map(spec) = &mut entry.value.value
-        {
-            spec.retain(|e| matches!(e.key.as_str(), "source" | "sourceRef"));
-        }
+    if let Some(Value::Map(spec)) = entries.value_mut("spec").map(|spec| &mut spec.value) {
+        spec.retain(|e| matches!(e.key.as_str(), "source" | "sourceRef"));
     }
 }
 

@@ -260,6 +260,16 @@ impl Analysis<'_, '_> {
                     self.push(finding);
                 }
             }
+            MutateRefusal::TooMany(fields) => {
+                for field in fields {
+                    let finding = self.view.finding(
+                        &rules::SCHEMA_VIOLATION,
+                        &FieldPath::parse(field),
+                        crate::admission::list_limits::too_many_message(field),
+                    );
+                    self.push(finding);
+                }
+            }
             MutateRefusal::Inference { role, message } => {
                 let path = FieldPath::parse(&format!("spec.{}.inferFromVolume", role.field()));
                 let finding = self

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use foldhash::{HashMap, HashMapExt};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span as ParserSpan, Tag};
 
-use super::node::{Entry, Node, Pos, Span, Value};
+use super::node::{Entry, INDEXED_FROM, KeyIndex, Mapping, Node, Pos, Span, Value};
 use super::scalar::{describe, is_plain_string, resolve_plain};
 use super::split::{Chunk, split_documents};
 use super::{fast, flow_top};
@@ -149,7 +149,7 @@ enum Frame {
         entries: Vec<Entry>,
         /// Where each live key stands, once the map has `INDEXED_FROM` entries: finding a
         /// duplicate stays constant-time in a mapping of a million keys.
-        index: Option<HashMap<Box<str>, usize>>,
+        index: Option<KeyIndex>,
         /// Entries a later duplicate replaced in an indexed map, dropped at `close` (removing
         /// them at once would shift the entries after them).
         replaced: Vec<usize>,
@@ -160,9 +160,6 @@ enum Frame {
         anchor: usize,
     },
 }
-
-/// Mappings with this many entries find duplicate keys through an index instead of a scan.
-const INDEXED_FROM: usize = 64;
 
 struct Builder<'a> {
     chunk: &'a Chunk<'a>,
@@ -524,6 +521,7 @@ impl Builder<'_> {
             }
             Some(Frame::Map {
                 mut entries,
+                index,
                 mut replaced,
                 merges,
                 start,
@@ -531,6 +529,8 @@ impl Builder<'_> {
                 anchor,
                 ..
             }) => {
+                // The positions of the index hold while no entry is dropped or merged in.
+                let index = index.filter(|_| replaced.is_empty() && merges.is_empty());
                 if !replaced.is_empty() {
                     replaced.sort_unstable();
                     let mut at = 0;
@@ -550,7 +550,7 @@ impl Builder<'_> {
                 };
                 merge_into(&mut entries, merges);
                 let node = Node {
-                    value: Value::Map(entries),
+                    value: Value::Map(Mapping::with_index(entries, index)),
                     span: Span { start, end },
                 };
                 self.remember(anchor, &node);
@@ -582,7 +582,7 @@ fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
         };
         for source in sources {
             if let Value::Map(merged) = source.value {
-                for entry in merged {
+                for entry in merged.into_vec() {
                     if present.insert(entry.key.clone()) {
                         entries.push(entry);
                     }
@@ -722,8 +722,8 @@ fn parse_chunk_with(
     };
     let consumed = match (fast, flow_top::start(chunk.text)) {
         (Some(events), _) => builder.consume(events.into_iter().map(Ok)),
-        (None, Some(at)) => {
-            match builder.consume(flow_top::events(chunk.text, at)) {
+        (None, Some(top)) => {
+            match builder.consume(flow_top::events(chunk.text, top)) {
                 // After `---` a flow collection cannot be a mapping key (`[a, b]: c`): a small
                 // document is then read as written; a large one keeps the error, since the
                 // scanner would hold all of it as tokens.

@@ -5,7 +5,9 @@
 //! collection before it emits its first event, so a 28 MB JSON array was held as tokens
 //! (about 300 bytes an element) before the node limit could refuse it. After a `---` marker on
 //! the same line no key may start, so the collection is parsed with `--- ` put in front of it
-//! and the events stream; their positions are moved back onto the document's own text.
+//! and the events stream; their positions are moved back onto the document's own text. A `---`
+//! line of its own before the collection is read as blanks, the marker then standing on the
+//! collection's line.
 
 use saphyr_parser::{Event, Marker, Parser, ScanError, Span as ParserSpan};
 
@@ -13,10 +15,20 @@ const MARKER: &str = "--- ";
 /// `MARKER`'s length in characters.
 const SHIFT: usize = MARKER.len();
 
-/// Where a document whose first content (after blank and comment lines) is a flow collection in
-/// column 0 starts it: its byte offset.
-pub(super) fn start(text: &str) -> Option<usize> {
+/// A document whose first content (after blank and comment lines, and an explicit `---` line
+/// with nothing but a comment after it) is a flow collection in column 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TopFlow {
+    /// Byte offset of the collection.
+    pub at: usize,
+    /// Byte offset of the `---` line before it.
+    pub marker: Option<usize>,
+}
+
+/// Where the flow collection at the top of `text` starts, if its first content is one.
+pub(super) fn start(text: &str) -> Option<TopFlow> {
     let mut offset = 0;
+    let mut marker = None;
     for line in text.split_inclusive('\n') {
         let content = line.trim_start_matches([' ', '\t', '\r', '\n']);
         if content.is_empty() || content.starts_with('#') {
@@ -25,9 +37,30 @@ pub(super) fn start(text: &str) -> Option<usize> {
         }
         // A bare CR also ends a line: the first content must not hide after one.
         let before = &line[..line.len() - content.len()];
-        return (before.is_empty() && content.starts_with(['[', '{'])).then_some(offset);
+        if marker.is_none() && before.is_empty() && is_bare_marker(line) {
+            marker = Some(offset);
+            offset += line.len();
+            continue;
+        }
+        return (before.is_empty() && content.starts_with(['[', '{']))
+            .then_some(TopFlow { at: offset, marker });
     }
     None
+}
+
+/// A `---` line with at most a comment after it (a node on that line starts the document).
+fn is_bare_marker(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("---") else {
+        return false;
+    };
+    let rest = rest.strip_suffix('\n').unwrap_or(rest);
+    let rest = rest.strip_suffix('\r').unwrap_or(rest);
+    // A bare CR would end the line early.
+    if rest.contains('\r') {
+        return false;
+    }
+    let after = rest.trim_start_matches([' ', '\t']);
+    after.is_empty() || (after.starts_with('#') && after.len() < rest.len())
 }
 
 /// Positions in the marked text moved back to the document's text.
@@ -73,15 +106,25 @@ impl Shift {
     }
 }
 
-/// The parser's events over `text` with the marker put in front of the flow collection at
-/// `at` (read through, not copied), at the positions of `text`.
+/// The parser's events over `text` with the marker put in front of the flow collection
+/// (read through, not copied), at the positions of `text`. An explicit `---` line before it is
+/// read as blanks: the marker moves onto the collection's line (the document start's own span,
+/// which nothing uses, is then that of the collection's line).
 pub(super) fn events(
     text: &str,
-    at: usize,
+    top: TopFlow,
 ) -> impl Iterator<Item = Result<(Event<'_>, ParserSpan), ScanError>> {
+    let at = top.at;
     let shift = Shift::new(text, at);
-    let marked = text[..at]
+    let (head, blanked) = match top.marker {
+        Some(marker) => (&text[..marker], &text[marker + "---".len()..at]),
+        None => (&text[..at], ""),
+    };
+    let blanks = if top.marker.is_some() { "   " } else { "" };
+    let marked = head
         .chars()
+        .chain(blanks.chars())
+        .chain(blanked.chars())
         .chain(MARKER.chars())
         .chain(text[at..].chars());
     Parser::new_from_iter(marked).map(move |event| match event {
@@ -116,12 +159,25 @@ mod tests {
 
     #[test]
     fn finds_flow_collections_at_the_top() {
-        assert_eq!(start("[1, 2]\n"), Some(0));
-        assert_eq!(start("# c\n\n  \n{\"a\": 1}"), Some(8));
+        let at = |at: usize| Some(TopFlow { at, marker: None });
+        let after = |marker: usize, at: usize| {
+            Some(TopFlow {
+                at,
+                marker: Some(marker),
+            })
+        };
+        assert_eq!(start("[1, 2]\n"), at(0));
+        assert_eq!(start("# c\n\n  \n{\"a\": 1}"), at(8));
         assert_eq!(start("  [1]\n"), None);
-        assert_eq!(start("---\n[1]\n"), None);
+        assert_eq!(start("---\n[1]\n"), after(0, 4));
+        assert_eq!(start("# c\n--- # d\r\n\n[1]\n"), after(4, 14));
+        assert_eq!(start("---\n---\n[1]\n"), None);
+        assert_eq!(start("--- !t\n[1]\n"), None);
+        assert_eq!(start("---x\n[1]\n"), None);
+        assert_eq!(start("--- [1]\n"), None);
         assert_eq!(start("a: [1]\n"), None);
         assert_eq!(start("\r[1]"), None);
+        assert_eq!(start("---\r[1]"), None);
         assert_eq!(start("# only a comment\n"), None);
     }
 
@@ -135,10 +191,14 @@ mod tests {
             "{a: 1, b: [2, 3]}\n",
             "[1, 2",
             "[1, }",
+            "---\n[1, 2, 3]\n",
+            "# lead\n--- # c\n\n{\"a\": [1, {\"b\": \"ü\"}],\n \"c\": null}\n",
+            "---\t\r\n[\n  \"x\"\n]",
+            "---\n[1, }",
         ] {
-            let at = start(text).unwrap();
+            let top = start(text).unwrap();
             assert_eq!(
-                after_start(events(text, at)),
+                after_start(events(text, top)),
                 after_start(Parser::new_from_str(text)),
                 "{text:?}"
             );

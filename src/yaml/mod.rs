@@ -18,6 +18,6 @@ pub use build::{
     Document, DocumentError, DocumentText, Limits, Notice, NoticeKind, StreamEntry, parse_selected,
     parse_stream, parse_stream_deferring,
 };
-pub use node::{Entry, Node, Pos, Span, Value};
+pub use node::{Entry, Mapping, Node, Pos, Span, Value};
 pub use path::{FieldPath, Segment, json_pointer};
 pub use scalar::is_plain_safe;

@@ -1,4 +1,7 @@
 use std::fmt;
+use std::ops::Deref;
+
+use foldhash::{HashMap, HashMapExt};
 
 /// A position in a source text: 1-based line, 1-based column counted in Unicode characters, and
 /// the 0-based character index from the start of the file.
@@ -31,7 +34,7 @@ pub enum Value {
     Float(f64),
     Str(String),
     Seq(Vec<Node>),
-    Map(Vec<Entry>),
+    Map(Mapping),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -49,17 +52,133 @@ pub struct Entry {
     pub value: Node,
 }
 
+/// Mappings with this many entries find a key through an index instead of a scan.
+pub(crate) const INDEXED_FROM: usize = 64;
+
+/// Where each key of a wide mapping stands (its first entry).
+pub(crate) type KeyIndex = HashMap<Box<str>, usize>;
+
+/// The entries of a mapping, in document order. A mapping of [`INDEXED_FROM`] entries or more
+/// keeps an index of its keys, so that looking a key up (every finding looks its path up) does
+/// not scan a mapping of a hundred thousand keys; smaller ones are scanned, which is faster.
+#[derive(Clone, Default)]
+pub struct Mapping {
+    entries: Vec<Entry>,
+    index: Option<Box<KeyIndex>>,
+}
+
+impl Mapping {
+    pub fn new(entries: Vec<Entry>) -> Self {
+        let index = (entries.len() >= INDEXED_FROM).then(|| {
+            let mut index = KeyIndex::with_capacity(entries.len());
+            for (at, entry) in entries.iter().enumerate() {
+                index.entry(entry.key.as_str().into()).or_insert(at);
+            }
+            Box::new(index)
+        });
+        Self { entries, index }
+    }
+
+    /// `entries` with the index the builder kept while it read them, which must give every
+    /// key's first entry.
+    pub(crate) fn with_index(entries: Vec<Entry>, index: Option<KeyIndex>) -> Self {
+        match index {
+            Some(index) if entries.len() >= INDEXED_FROM && index.len() == entries.len() => Self {
+                entries,
+                index: Some(Box::new(index)),
+            },
+            _ => Self::new(entries),
+        }
+    }
+
+    /// The first entry of `key`.
+    pub fn by_key(&self, key: &str) -> Option<&Entry> {
+        let at = match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|e| e.key == key),
+        };
+        at.and_then(|at| self.entries.get(at))
+    }
+
+    /// The value of the first entry of `key`, to change (keys stay as they are).
+    pub fn value_mut(&mut self, key: &str) -> Option<&mut Node> {
+        let at = match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|e| e.key == key),
+        };
+        at.and_then(|at| self.entries.get_mut(at))
+            .map(|entry| &mut entry.value)
+    }
+
+    /// Keeps the entries `keep` accepts.
+    pub fn retain(&mut self, keep: impl FnMut(&Entry) -> bool) {
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.retain(keep);
+        *self = Self::new(entries);
+    }
+
+    /// The capacity of the entries' vector.
+    pub fn capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+
+    pub fn into_vec(self) -> Vec<Entry> {
+        self.entries
+    }
+}
+
+impl From<Vec<Entry>> for Mapping {
+    fn from(entries: Vec<Entry>) -> Self {
+        Self::new(entries)
+    }
+}
+
+impl Deref for Mapping {
+    type Target = [Entry];
+
+    fn deref(&self) -> &[Entry] {
+        &self.entries
+    }
+}
+
+impl PartialEq for Mapping {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
+impl fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.entries.fmt(f)
+    }
+}
+
+impl IntoIterator for Mapping {
+    type Item = Entry;
+    type IntoIter = std::vec::IntoIter<Entry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Mapping {
+    type Item = &'a Entry;
+    type IntoIter = std::slice::Iter<'a, Entry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter()
+    }
+}
+
 impl Node {
     pub fn get(&self, key: &str) -> Option<&Node> {
-        match &self.value {
-            Value::Map(entries) => entries.iter().find(|e| e.key == key).map(|e| &e.value),
-            _ => None,
-        }
+        self.entry(key).map(|e| &e.value)
     }
 
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         match &self.value {
-            Value::Map(entries) => entries.iter().find(|e| e.key == key),
+            Value::Map(entries) => entries.by_key(key),
             _ => None,
         }
     }
@@ -73,7 +192,7 @@ impl Node {
 
     pub fn as_map(&self) -> Option<&[Entry]> {
         match &self.value {
-            Value::Map(entries) => Some(entries),
+            Value::Map(entries) => Some(&entries[..]),
             _ => None,
         }
     }
@@ -114,4 +233,60 @@ fn float_to_json(f: f64) -> serde_json::Value {
         return serde_json::Value::from(f as i64);
     }
     serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide(keys: usize) -> Node {
+        let entries = (0..keys)
+            .map(|i| Entry {
+                key: format!("k{i}"),
+                key_span: Span::default(),
+                value: Node {
+                    value: Value::Int(i64::try_from(i).unwrap()),
+                    span: Span::default(),
+                },
+            })
+            .collect::<Vec<_>>();
+        Node {
+            value: Value::Map(entries.into()),
+            span: Span::default(),
+        }
+    }
+
+    #[test]
+    fn every_key_of_a_wide_mapping_is_found_without_a_scan() {
+        let node = wide(200_000);
+        let started = std::time::Instant::now();
+        for i in 0..200_000 {
+            let key = format!("k{i}");
+            assert_eq!(
+                node.get(&key).map(|n| &n.value),
+                Some(&Value::Int(i64::from(i)))
+            );
+        }
+        assert!(node.get("missing").is_none());
+        // A scan per key would compare 2 * 10^10 keys.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn the_first_entry_of_a_duplicated_key_is_found_in_any_mapping() {
+        for keys in [3, INDEXED_FROM + 3] {
+            let Value::Map(mapping) = wide(keys).value else {
+                unreachable!()
+            };
+            let mut entries = mapping.into_vec();
+            let mut duplicate = entries[1].clone();
+            duplicate.value.value = Value::Null;
+            entries.push(duplicate);
+            let mut mapping = Mapping::from(entries);
+            assert_eq!(mapping.by_key("k1").unwrap().value.value, Value::Int(1));
+            mapping.retain(|e| e.key != "k0");
+            assert!(mapping.by_key("k0").is_none());
+            assert_eq!(mapping.by_key("k2").unwrap().value.value, Value::Int(2));
+        }
+    }
 }
