@@ -6,40 +6,14 @@
 //! that the bounds hold on a loaded machine. A watchdog kills it after ten times the CPU bound
 //! of wall-clock time (a hang fails the test either way).
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A VM whose memory.guest conflicts with its instance type: an error finding that proves a
-/// file next to the hostile one was still checked.
-const CONFLICTING_VM: &str = "\
-apiVersion: instancetype.kubevirt.io/v1beta1
-kind: VirtualMachineInstancetype
-metadata:
-  name: small
-spec:
-  cpu:
-    guest: 1
-  memory:
-    guest: 128Mi
----
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: witness
-spec:
-  runStrategy: Halted
-  instancetype:
-    kind: VirtualMachineInstancetype
-    name: small
-  template:
-    spec:
-      domain:
-        devices: {}
-        memory:
-          guest: 128Mi
-";
+use common::WITNESS;
 
 struct Outcome {
     code: Option<i32>,
@@ -175,7 +149,7 @@ fn assert_memory(outcome: &Outcome, input_bytes: u64, base_mib: u64, per_input_b
 
 fn repo_with_witness() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("witness.yaml"), CONFLICTING_VM).unwrap();
+    std::fs::write(dir.path().join("witness.yaml"), WITNESS).unwrap();
     dir
 }
 
@@ -347,7 +321,7 @@ fn binary_and_wrongly_encoded_files_are_findings() {
 fn symlinks_are_not_followed_out_of_the_tree_or_into_loops() {
     use std::os::unix::fs::symlink;
     let outside = tempfile::tempdir().unwrap();
-    write(outside.path(), "secret.yaml", CONFLICTING_VM);
+    write(outside.path(), "secret.yaml", WITNESS);
     let repo = repo_with_witness();
     symlink(
         outside.path().join("secret.yaml"),
@@ -403,15 +377,11 @@ fn unreadable_files_and_directories_are_findings() {
     let file = write(
         repo.path(),
         "locked.yaml",
-        CONFLICTING_VM.replace("witness", "locked"),
+        WITNESS.replace("witness", "locked"),
     );
     let dir = repo.path().join("locked-dir");
     std::fs::create_dir(&dir).unwrap();
-    write(
-        &dir,
-        "inner.yaml",
-        CONFLICTING_VM.replace("witness", "inner"),
-    );
+    write(&dir, "inner.yaml", WITNESS.replace("witness", "inner"));
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o000)).unwrap();
     let privileged = std::fs::read(&file).is_ok();
@@ -443,11 +413,7 @@ fn a_file_that_disappears_during_the_walk_is_a_finding() {
     use kvlint::load::{LoadOptions, load};
     use kvlint::source::{Input, Selection, discover};
     let repo = repo_with_witness();
-    let gone = write(
-        repo.path(),
-        "gone.yaml",
-        CONFLICTING_VM.replace("witness", "gone"),
-    );
+    let gone = write(repo.path(), "gone.yaml", WITNESS.replace("witness", "gone"));
     let inputs = discover(&Selection {
         paths: vec![repo.path().to_path_buf()],
         ..Selection::default()
@@ -639,7 +605,7 @@ fn origin_annotations_do_not_read_outside_the_working_directory() {
     use kvlint::load::{LoadOptions, load};
     use kvlint::source::Input;
     let outside = tempfile::tempdir().unwrap();
-    let secret = write(outside.path(), "vm.yaml", CONFLICTING_VM);
+    let secret = write(outside.path(), "vm.yaml", WITNESS);
     let cwd = std::env::current_dir().unwrap();
     let climb = "../".repeat(cwd.components().count());
     let relative = format!("{climb}{}", secret.display());

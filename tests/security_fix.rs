@@ -4,10 +4,14 @@
 //! lines (issue 20, items 12 and 14, and the patch of item 6). Every hostile input is generated
 //! here.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{mkfifo, no_tmp, output_within, text};
 
 /// A VM with fixes kvlint makes (`running`, a status, defaults KubeVirt writes), and lines a
 /// GitHub runner would read as commands in a block scalar right before them.
@@ -42,37 +46,8 @@ fn kvlint_in(dir: &Path, tmp: &Path, env: &[(&str, &str)], args: &[&str]) -> Out
         .env("TMPDIR", tmp)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let mut child = command.spawn().expect("kvlint starts");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > BOUND {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("kvlint {args:?} ran longer than {BOUND:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
-        "{output:?}"
-    );
-    output
-}
-
-/// A `TMPDIR` that does not exist: a temporary file or directory would fail the run.
-fn no_tmp() -> PathBuf {
-    PathBuf::from("/nonexistent/kvlint-writes-nothing")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+        .envs(env.iter().copied());
+    output_within(&mut command, BOUND)
 }
 
 fn entries(dir: &Path) -> Vec<PathBuf> {
@@ -82,11 +57,6 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
-    assert!(status.success());
 }
 
 /// A repository of `n` fixable VMs under `apps/`.
@@ -138,19 +108,13 @@ fn fix_leaves_nothing_in_tmpdir_when_terminated() {
     let repo = repository(150);
     let tmp = tempfile::tempdir().unwrap();
     for delay in [5, 20, 80, 200] {
-        let child = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-            .args(["fix", "--check", "apps"])
-            .current_dir(repo.path())
-            .env("TMPDIR", tmp.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let _ = child.wait_with_output();
+        common::terminate_after(
+            Command::new(env!("CARGO_BIN_EXE_kvlint"))
+                .args(["fix", "--check", "apps"])
+                .current_dir(repo.path())
+                .env("TMPDIR", tmp.path()),
+            Duration::from_millis(delay),
+        );
         assert!(
             entries(tmp.path()).is_empty(),
             "left behind after SIGTERM at {delay} ms: {:?}",

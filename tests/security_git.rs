@@ -7,7 +7,7 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kvlint::check::Options;
 use kvlint::commands::diff::revision::resolve_in;
@@ -97,39 +97,16 @@ fn repository() -> tempfile::TempDir {
 
 /// `kvlint diff ARGS` in `dir` with `TMPDIR` set to `tmp`, under a watchdog.
 fn diff_in(dir: &Path, tmp: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kvlint"));
+    command
         .arg("diff")
         .args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kvlint starts");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("kvlint diff {args:?} ran longer than 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
-        "{output:?}"
-    );
-    output
-}
-
-/// A `TMPDIR` that does not exist: any temporary file or directory kvlint tried to create
-/// would fail the run.
-fn no_tmp() -> PathBuf {
-    PathBuf::from("/nonexistent/kvlint-writes-nothing")
+        .env_remove("GIT_INDEX_FILE");
+    common::output_within(&mut command, Duration::from_secs(60))
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -185,7 +162,7 @@ fn a_symlink_and_a_directory_of_the_same_name_write_nothing() {
 
     let output = diff_in(
         repo.path(),
-        &no_tmp(),
+        &common::no_tmp(),
         &["--base", &crafted, "--head", &crafted, "--format", "json"],
     );
     let json = json(&output);
@@ -213,7 +190,7 @@ fn a_symlink_then_a_file_of_the_same_name_write_nothing() {
 
     let output = diff_in(
         repo.path(),
-        &no_tmp(),
+        &common::no_tmp(),
         &["--base", &crafted, "--head", &crafted, "--format", "json"],
     );
     let json = json(&output);
@@ -237,7 +214,7 @@ fn names_that_differ_in_case_are_distinct_files() {
 
     let output = diff_in(
         repo.path(),
-        &no_tmp(),
+        &common::no_tmp(),
         &["--base", &crafted, "--head", &crafted, "--format", "json"],
     );
     assert_eq!(
@@ -262,7 +239,7 @@ fn paths_into_git_or_out_of_the_tree_are_not_read() {
     let crafted = commit(repo.path(), &tree);
     let output = diff_in(
         repo.path(),
-        &no_tmp(),
+        &common::no_tmp(),
         &["--base", &crafted, "--head", &crafted, "--format", "json"],
     );
     assert_eq!(vm_files(&json(&output), "base"), ["ok/x.yaml".to_owned()]);
@@ -284,7 +261,7 @@ fn peak_rss_kib(dir: &Path, args: &[&str]) -> Option<(u64, Output)> {
         .arg("diff")
         .args(args)
         .current_dir(dir)
-        .env("TMPDIR", no_tmp())
+        .env("TMPDIR", common::no_tmp())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -354,19 +331,13 @@ fn no_temporary_tree_is_left_behind_even_when_terminated() {
     assert!(files_under(tmp.path()).is_empty());
 
     for delay in [5, 20, 80] {
-        let child = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-            .args(["diff", "--base", "HEAD", "--head", "HEAD"])
-            .current_dir(repo.path())
-            .env("TMPDIR", tmp.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let _ = child.wait_with_output();
+        common::terminate_after(
+            Command::new(env!("CARGO_BIN_EXE_kvlint"))
+                .args(["diff", "--base", "HEAD", "--head", "HEAD"])
+                .current_dir(repo.path())
+                .env("TMPDIR", tmp.path()),
+            Duration::from_millis(delay),
+        );
         assert!(
             files_under(tmp.path()).is_empty(),
             "left behind after SIGTERM at {delay} ms: {:?}",

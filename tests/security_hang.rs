@@ -7,126 +7,12 @@
 //! of the YAML parser needs several seconds for (the release build well under 2 s), so those
 //! runs are bounded at 20 s of CPU and, above all, at 300 MB of peak memory.
 
+mod common;
+
 use std::fmt::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// A VM whose memory.guest conflicts with its instance type: a finding that proves the file
-/// next to the hostile one was still checked.
-const WITNESS: &str = "\
-apiVersion: instancetype.kubevirt.io/v1beta1
-kind: VirtualMachineInstancetype
-metadata:
-  name: small
-spec:
-  cpu:
-    guest: 1
-  memory:
-    guest: 128Mi
----
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: witness
-spec:
-  runStrategy: Halted
-  instancetype:
-    kind: VirtualMachineInstancetype
-    name: small
-  template:
-    spec:
-      domain:
-        devices: {}
-        memory:
-          guest: 128Mi
-";
-
-const MIB: u64 = 1024;
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    cpu: Option<Duration>,
-    peak_kib: Option<u64>,
-}
-
-impl Run {
-    fn report(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).expect("the report is JSON")
-    }
-
-    fn assert_cpu_within(&self, bound: Duration) {
-        if let Some(cpu) = self.cpu {
-            assert!(cpu <= bound, "used {cpu:?} of CPU time (bound {bound:?})");
-        }
-    }
-
-    fn assert_peak_within(&self, mib: u64) {
-        if let Some(peak) = self.peak_kib {
-            assert!(peak <= mib * MIB, "peak RSS {peak} KiB (bound {mib} MiB)");
-        }
-    }
-}
-
-/// Runs kvlint with `args`; kills it (and fails) after `wall` of wall-clock time.
-fn run(args: &[&str], dir: &Path, wall: Duration) -> Run {
-    let scratch = tempfile::tempdir().unwrap();
-    let time_file = scratch.path().join("time");
-    let time = Path::new("/usr/bin/time");
-    let mut command = if time.exists() {
-        let mut command = Command::new(time);
-        command
-            .args(["-f", "%M %U %S", "-o"])
-            .arg(&time_file)
-            .arg(env!("CARGO_BIN_EXE_kvlint"));
-        command
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_kvlint"))
-    };
-    let stdout = scratch.path().join("stdout");
-    let started = Instant::now();
-    let mut child = command
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kvlint starts");
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > wall {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("kvlint {args:?} ran longer than {wall:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let measured: Vec<f64> = std::fs::read_to_string(&time_file)
-        .ok()
-        .and_then(|text| {
-            let last = text.lines().last()?.to_owned();
-            last.split_whitespace().map(|n| n.parse().ok()).collect()
-        })
-        .unwrap_or_default();
-    let (peak_kib, cpu) = match measured[..] {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        [peak, user, system] => (
-            Some(peak as u64),
-            Some(Duration::from_secs_f64(user + system)),
-        ),
-        _ => (None, None),
-    };
-    Run {
-        code: status.code(),
-        stdout: std::fs::read_to_string(&stdout).unwrap(),
-        cpu,
-        peak_kib,
-    }
-}
+use common::{WITNESS, run};
 
 /// A VM whose unknown `spec.template.spec.domain.bogus` holds `text` (indented below it).
 fn vm_with_bogus(text: &str) -> String {
@@ -244,15 +130,7 @@ fn assert_large_array_is_refused(name: &str, json: &str) {
 
 #[test]
 fn a_28_megabyte_json_array_is_refused_within_bounded_memory() {
-    let mut json = String::with_capacity(28_000_002);
-    json.push('[');
-    let mut i = 0u64;
-    while json.len() < 28_000_000 {
-        write!(json, "{},", i % 10).unwrap();
-        i += 1;
-    }
-    json.pop();
-    json.push_str("]\n");
+    let json = common::digits_in_flow_sequence("", 28_000_000);
     assert_large_array_is_refused("array.json", &json);
 }
 

@@ -170,11 +170,6 @@ fn repository() -> tempfile::TempDir {
     dir
 }
 
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
-}
-
 // Item 7: paths in .kvlint.yaml stay in the repository; --catalog walks are bounded; a broken
 // catalog file is a finding.
 
@@ -352,7 +347,7 @@ fn a_given_symlink_out_of_the_working_directory_is_not_read() {
 fn devices_and_fifos_given_explicitly_are_findings_and_never_block() {
     let repo = repository();
     let fifo = repo.path().join("apps/pipe.yaml");
-    mkfifo(&fifo);
+    common::mkfifo(&fifo);
     for path in ["/dev/zero", "/dev/urandom", "apps/pipe.yaml"] {
         let run = kvlint(
             repo.path(),

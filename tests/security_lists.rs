@@ -3,95 +3,23 @@
 //! the binary under a watchdog, with CPU time and peak memory measured by `/usr/bin/time` where
 //! it exists.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    cpu: Option<Duration>,
-    peak_kib: Option<u64>,
-}
-
-impl Run {
-    fn diagnostics(&self) -> Vec<serde_json::Value> {
-        let report: serde_json::Value =
-            serde_json::from_str(&self.stdout).expect("the report is JSON");
-        report["diagnostics"].as_array().unwrap().clone()
-    }
-
-    fn assert_within(&self, cpu: Duration, mib: u64) {
-        if let Some(used) = self.cpu {
-            assert!(used <= cpu, "used {used:?} of CPU time (bound {cpu:?})");
-        }
-        if let Some(peak) = self.peak_kib {
-            assert!(peak <= mib * 1024, "peak RSS {peak} KiB (bound {mib} MiB)");
-        }
-    }
-}
+use common::{Run, run};
 
 /// Runs `kvlint check --format json` on `dir` with `extra` arguments; kills it (and fails)
 /// after a minute.
 fn check(dir: &Path, extra: &[&str]) -> Run {
-    let scratch = tempfile::tempdir().unwrap();
-    let time_file = scratch.path().join("time");
-    let time = Path::new("/usr/bin/time");
-    let mut command = if time.exists() {
-        let mut command = Command::new(time);
-        command
-            .args(["-f", "%M %U %S", "-o"])
-            .arg(&time_file)
-            .arg(env!("CARGO_BIN_EXE_kvlint"));
-        command
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_kvlint"))
-    };
-    let stdout = scratch.path().join("stdout");
-    let started = Instant::now();
-    let mut child = command
-        .args(["check", "--no-config", "--format", "json"])
-        .args(extra)
-        .arg(".")
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kvlint starts");
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("kvlint check {extra:?} ran longer than a minute");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let measured: Vec<f64> = std::fs::read_to_string(&time_file)
-        .ok()
-        .and_then(|text| {
-            let last = text.lines().last()?.to_owned();
-            last.split_whitespace().map(|n| n.parse().ok()).collect()
-        })
-        .unwrap_or_default();
-    let (peak_kib, cpu) = match measured[..] {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        [peak, user, system] => (
-            Some(peak as u64),
-            Some(Duration::from_secs_f64(user + system)),
-        ),
-        _ => (None, None),
-    };
-    Run {
-        code: status.code(),
-        stdout: std::fs::read_to_string(&stdout).unwrap(),
-        cpu,
-        peak_kib,
-    }
+    let args: Vec<&str> = ["check", "--no-config", "--format", "json"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .chain(["."])
+        .collect();
+    run(&args, dir, Duration::from_secs(60))
 }
 
 const VM_HEAD: &str = "\
@@ -214,15 +142,7 @@ fn fifty_thousand_unknown_keys_are_looked_up_through_an_index() {
 /// refused at the node limit as it streams, and the file next to it is still checked.
 #[test]
 fn a_28_megabyte_flow_sequence_after_a_marker_line_is_refused_within_bounded_memory() {
-    let mut yaml = String::with_capacity(28_000_010);
-    yaml.push_str("---\n[");
-    let mut i = 0u64;
-    while yaml.len() < 28_000_000 {
-        write!(yaml, "{},", i % 10).unwrap();
-        i += 1;
-    }
-    yaml.pop();
-    yaml.push_str("]\n");
+    let yaml = common::digits_in_flow_sequence("---\n", 28_000_000);
     let dir = dir_with(&vm_with_disks_of_one_name(2));
     std::fs::write(dir.path().join("array.yaml"), yaml).unwrap();
     let run = check(dir.path(), &[]);

@@ -2,6 +2,8 @@
 //! point in one run and in time that grows with the input, and `fix` never replacing a file
 //! it must not (issue 20, items 1, 5 and 9). Every hostile input is generated here.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
@@ -14,15 +16,13 @@ use kvlint::commands::fix::{self, FixOptions};
 use kvlint::config::ConfigChoice;
 use kvlint::source::Selection;
 
+use common::text;
+
 fn kvlint(args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .args(args)
         .output()
         .expect("kvlint runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn vm(namespace: &str, name: &str) -> String {
