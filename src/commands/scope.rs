@@ -4,31 +4,17 @@
 //! files, so a hook that sees only the changed files must still read the rest of the repository;
 //! it then reports the findings located in the changed files, or pointing into them.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
+use crate::source::lexical_absolute;
 
 /// The files and directories whose findings are reported.
 #[derive(Clone, Debug)]
 pub struct Scope {
     roots: Vec<PathBuf>,
     cwd: PathBuf,
-}
-
-/// `path` made absolute against `cwd`, with `.` and `..` resolved lexically.
-fn absolute(path: &Path, cwd: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in cwd.join(path).components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 impl Scope {
@@ -39,9 +25,9 @@ impl Scope {
             .iter()
             .map(|p| {
                 if p.as_os_str() == "-" {
-                    absolute(Path::new(stdin_name), cwd)
+                    lexical_absolute(cwd, Path::new(stdin_name))
                 } else {
-                    absolute(p, cwd)
+                    lexical_absolute(cwd, p)
                 }
             })
             .collect();
@@ -53,7 +39,7 @@ impl Scope {
 
     /// Whether a reported file name (as findings carry it) is one of the paths or lies under one.
     pub fn contains(&self, file: &str) -> bool {
-        let file = absolute(Path::new(file), &self.cwd);
+        let file = lexical_absolute(&self.cwd, Path::new(file));
         self.roots.iter().any(|root| file.starts_with(root))
     }
 

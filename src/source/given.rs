@@ -21,7 +21,7 @@ pub(super) enum Given {
 
 /// `path` made absolute against `cwd` with `.` and `..` removed, without touching the file
 /// system (so symlinks are not resolved).
-fn lexical_absolute(cwd: &Path, path: &Path) -> PathBuf {
+pub fn lexical_absolute(cwd: &Path, path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in cwd.join(path).components() {
         match component {

@@ -13,6 +13,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::error::Error;
 use given::Given;
+pub use given::lexical_absolute;
 pub(crate) use read::special_kind;
 pub use read::{
     MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text,
