@@ -19,6 +19,7 @@ pub use read::{
     MAX_FILE_BYTES, ReadProblem, check_size, decode, read_file_bytes, read_file_text,
     read_given_text,
 };
+pub(crate) use repo::git_command;
 pub use repo::repository_root;
 
 /// The configuration file, which the walk does not take for a manifest.

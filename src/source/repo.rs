@@ -21,16 +21,7 @@ pub(super) fn ignored_but_tracked(root: &Path) -> Vec<PathBuf> {
     if repository_root(root).is_none() {
         return Vec::new();
     }
-    let output = Command::new("git")
-        // Nothing the repository configures may start a program.
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-        ])
-        .arg("-C")
-        .arg(root)
+    let output = git_command(root)
         .args([
             "ls-files",
             "-z",
@@ -40,11 +31,7 @@ pub(super) fn ignored_but_tracked(root: &Path) -> Vec<PathBuf> {
             "--",
             ".",
         ])
-        .stdin(Stdio::null())
         .stderr(Stdio::null())
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_INDEX_FILE")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .output();
@@ -62,4 +49,38 @@ pub(super) fn ignored_but_tracked(root: &Path) -> Vec<PathBuf> {
         .filter_map(|name| std::str::from_utf8(name).ok())
         .map(|name| root.join(name))
         .collect()
+}
+
+/// Settings that would make git start a program, overridden whatever the repository configures.
+const NO_PROGRAMS: [&str; 6] = [
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+];
+
+/// `git -C dir` with the overrides and an environment that starts no program and fetches
+/// nothing.
+pub(crate) fn git_command(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .args(NO_PROGRAMS)
+        .arg("-C")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        // Paths are passed as written: no `:(glob)` or other pathspec magic from a name.
+        .env("GIT_LITERAL_PATHSPECS", "1")
+        // A partial clone fetches missing blobs from its promisor remote, whose transport
+        // (`core.sshCommand`, `remote.*.uploadpack`) the repository configures: no fetching, and
+        // no transport allowed (`none` names no protocol).
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_ALLOW_PROTOCOL", "none")
+        .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_PAGER")
+        .env_remove("GIT_INDEX_FILE");
+    command
 }
