@@ -128,6 +128,26 @@ pub struct InputArgs {
     /// (repeatable; local files only).
     #[arg(long = "schema-location", value_name = "DIR_OR_TEMPLATE")]
     pub schema_locations: Vec<String>,
+    /// Check Kustomize roots as `kustomize build` renders them (`auto`, when kustomize or
+    /// kubectl is found), or every file as written (`off`) [default: auto].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub units: Option<UnitsMode>,
+    /// The command that builds a kustomization directory [default: `kustomize build`, else
+    /// `kubectl kustomize`].
+    #[arg(long, value_name = "COMMAND")]
+    pub kustomize_command: Option<String>,
+    /// Seconds one unit's build may take before it is stopped [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub kustomize_timeout: Option<u64>,
+}
+
+/// `--units`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UnitsMode {
+    /// Build Kustomize roots when kustomize or kubectl is found.
+    Auto,
+    /// Check every file as written.
+    Off,
 }
 
 #[derive(Debug, Args)]

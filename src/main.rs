@@ -11,7 +11,7 @@ use clap::Parser;
 use kvlint::check::{self, Options, Report};
 use kvlint::cli::{
     CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
-    FixArgs, IgnoreFormat, InputArgs, RenderArgs,
+    FixArgs, IgnoreFormat, InputArgs, RenderArgs, UnitsMode,
 };
 use kvlint::commands::diff::revision;
 use kvlint::commands::diff::{self, Inputs};
@@ -56,8 +56,29 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         schema_locations: input.schema_locations.clone(),
         skip_rendered: false,
         with_fixes: false,
+        units: kvlint::units::UnitOptions {
+            off: input.units == Some(UnitsMode::Off),
+            command: input.kustomize_command.clone(),
+            timeout: input.kustomize_timeout,
+        },
         batch_files: None,
     })
+}
+
+/// Options of commands that compare or edit files as written: `diff` (its git side has no
+/// working tree to build) and `fix` (its edits go to the files findings point at).
+fn written_options(input: &InputArgs) -> Result<Options, Error> {
+    let mut options = options(input, false)?;
+    options.units.off = true;
+    Ok(options)
+}
+
+/// Prints what the user should know about how the run went.
+fn warn(warnings: &[String]) {
+    let mut stderr = std::io::stderr().lock();
+    for warning in warnings {
+        let _ = writeln!(stderr, "kvlint: warning: {}", terminal::line(warning));
+    }
 }
 
 fn fails(report: &Report, fail_on: FailOn) -> bool {
@@ -120,6 +141,7 @@ fn stream_json(options: &Options, fail_on: FailOn) -> Result<ExitCode, Error> {
     let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut stream = output::json::JsonStream::new(stdout);
     let outcome = check::stream(options, &mut stream)?;
+    warn(&outcome.warnings);
     match stream.finish(&outcome.summary) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
             return Err(Error::Io(format!("cannot write the report: {err}")));
@@ -163,6 +185,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         return stream_json(&options, args.fail_on);
     }
     let mut report = check::run(&options)?;
+    warn(&report.warnings);
     if let Some(scope) = &scope {
         kvlint::commands::scope::retain(&mut report, scope);
     }
@@ -202,6 +225,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
 
 fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     let report = check::run(&options(&args.input, true)?)?;
+    warn(&report.warnings);
     let selected = |namespace: &str, name: &str| {
         args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
     };
@@ -283,14 +307,14 @@ fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Repor
     if paths.is_empty() {
         return Ok((Report::default(), Inputs::default()));
     }
-    let mut options = options(input, false)?;
+    let mut options = written_options(input)?;
     options.selection.paths = paths;
     Ok((check::run(&options)?, diff::load_inputs(&options)?))
 }
 
 /// A side read from a git revision: its files carry the working tree's names.
 fn tree_side(input: &InputArgs, revision: &revision::Revision) -> Result<(Report, Inputs), Error> {
-    let Some(side) = revision.side(&options(input, false)?)? else {
+    let Some(side) = revision.side(&written_options(input)?)? else {
         return Ok((Report::default(), Inputs::default()));
     };
     let mut report = check::run_inputs(&side.options, side.inputs.clone())?;
@@ -374,7 +398,7 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
     let mut outcome = kvlint::commands::fix::plan(&kvlint::commands::fix::FixOptions {
-        check: options(&args.input, false)?,
+        check: written_options(&args.input)?,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;
@@ -418,6 +442,7 @@ fn main() -> ExitCode {
         Command::IgnoreDifferences(args) => options(&args.input, false)
             .and_then(|options| check::run(&options))
             .and_then(|report| {
+                warn(&report.warnings);
                 write_stdout(&match args.format {
                     IgnoreFormat::Yaml => kvlint::output::ignore::argocd_yaml(&report),
                     IgnoreFormat::Json => kvlint::output::ignore::argocd_json(&report),

@@ -1,6 +1,8 @@
 //! The rule registry stays honest: docs/rules.md is generated from it, every explanation has
 //! the fixed headings, and every rule fires in at least one fixture.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -67,6 +69,11 @@ fn every_rule_fires_on_its_failing_fixture_and_not_on_its_passing_one() {
     let mut wrong = Vec::new();
     for rule in ALL {
         let dir = Path::new("testdata/rules").join(rule.code);
+        // The unit rules need Kustomize to build their fixtures.
+        let unit_rule = ["KV0020", "KV0021", "KV0022"].contains(&rule.code);
+        if unit_rule && dir.is_dir() && !common::kustomize_available(rule.code) {
+            continue;
+        }
         if !dir.is_dir() {
             missing.push(rule.code);
             continue;

@@ -37,6 +37,8 @@ pub struct Options {
     pub skip_rendered: bool,
     /// Attach the fixes of drift findings (`kvlint fix`): no report shows them.
     pub with_fixes: bool,
+    /// Whether and how Kustomize units are built.
+    pub units: crate::units::UnitOptions,
     /// Files per batch of the index and VM passes (tests use small batches).
     pub batch_files: Option<usize>,
 }
@@ -90,7 +92,7 @@ pub fn inputs(options: &Options) -> Result<Vec<crate::source::Input>, Error> {
 }
 
 /// Counts for the report's summary.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
     pub files: usize,
     pub documents: usize,
@@ -101,6 +103,20 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Kustomize units built (absent when none was).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub units: usize,
+    /// The Kustomize that built them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kustomize: Option<crate::units::ToolSummary>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -126,6 +142,8 @@ pub struct Report {
     pub summary: Summary,
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     pub profile: Option<ClusterProfile>,
+    /// What the user should know about how the run went (printed on standard error).
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -197,6 +215,7 @@ impl Collector {
             summary: outcome.summary,
             sources: outcome.sources,
             profile: Some(outcome.profile),
+            warnings: outcome.warnings,
         }
     }
 }

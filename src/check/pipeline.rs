@@ -51,6 +51,8 @@ pub struct Outcome {
     /// Source texts kept for reports that quote them (`Options::keep_sources`).
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     pub profile: ClusterProfile,
+    /// What the user should know about how the run went (for standard error).
+    pub warnings: Vec<String>,
 }
 
 /// Whether VMs may reference the object, or it configures the cluster.
@@ -195,6 +197,57 @@ impl IndexPass {
     }
 }
 
+impl IndexPass {
+    /// Takes the units' rendered objects: the others are checked and indexed now (under their
+    /// rendered names and namespaces), the VMs are returned for the VM pass.
+    fn absorb_rendered(
+        &mut self,
+        rendering: crate::units::Rendering,
+        version: KubeVirtVersion,
+        locations: &SchemaLocations,
+    ) -> Vec<Object> {
+        self.summary.objects += rendering.objects.len();
+        self.summary.documents += rendering.objects.len();
+        self.summary.units += rendering.units;
+        self.summary.kustomize = rendering.tool;
+        self.sources.extend(rendering.sources);
+        self.pending.add(rendering.findings);
+        for suppression in rendering.suppressions {
+            self.pending
+                .suppressions
+                .entry(Arc::clone(&suppression.file))
+                .or_default()
+                .push(suppression);
+        }
+        let (vms, others): (Vec<Object>, Vec<Object>) =
+            rendering.objects.into_iter().partition(vm::is_vm);
+        let checked: Vec<Vec<Finding>> = others
+            .par_iter()
+            .map(|object| in_unit(object, object_findings(object, version, locations)))
+            .collect();
+        let mut findings: Vec<Finding> = checked.into_iter().flatten().collect();
+        for object in others {
+            let duplicate = self.duplicates.see(Identity::of(&object));
+            findings.extend(in_unit(&object, duplicate.into_iter().collect()));
+            if referenced(&object) {
+                self.referenced.push(kept_for_the_run(object));
+            }
+        }
+        self.pending.add(crate::diag::merge_instances(findings));
+        vms
+    }
+}
+
+/// Findings about an object rendered in a unit name that unit.
+fn in_unit(object: &Object, mut findings: Vec<Finding>) -> Vec<Finding> {
+    if let Some(unit) = &object.rendered_in {
+        for finding in &mut findings {
+            finding.unit = Some(Arc::clone(unit));
+        }
+    }
+    findings
+}
+
 /// The VM pass's view of the repository, shared by every batch.
 struct VmPass<'a> {
     repo: Repo<'a>,
@@ -231,8 +284,20 @@ impl VmPass<'_> {
             out.objects += loaded.objects.len();
             objects.extend(loaded.objects);
         }
+        let analysed = self.analyse_objects(&objects);
+        out.findings.extend(analysed.findings);
+        out.rendered.extend(analysed.rendered);
+        out.identities.extend(analysed.identities);
+        out.vms += analysed.vms;
+        out.renders += analysed.renders;
+        out
+    }
+
+    /// Checks objects already read, VMs analysed with everything they reference.
+    fn analyse_objects(&self, objects: &[Object]) -> FileVms {
+        let mut out = FileVms::default();
         let version = self.profile.version;
-        for object in &objects {
+        for object in objects {
             out.identities.push(Identity::of(object));
             out.findings
                 .extend(object_findings(object, version, self.locations));
@@ -358,6 +423,26 @@ fn stream_inputs(
     let version = settings.version;
 
     let catalog = catalog_source::prefetch(&settings.catalog, version);
+    let rendering = crate::units::render(
+        &inputs,
+        &crate::units::Context {
+            options: &options.units,
+            default_namespace: &settings.namespace,
+            keep_sources: options.keep_sources,
+        },
+    );
+    let warnings: Vec<String> = rendering.warning.iter().cloned().collect();
+    let before = inputs.len();
+    if !rendering.claimed.is_empty() {
+        inputs.retain(|input| {
+            !rendering
+                .claimed
+                .contains(&k8s::normalise_path(std::path::Path::new(
+                    &**input.display(),
+                )))
+        });
+    }
+    let claimed_inputs = before - inputs.len();
     let kustomizations = load::kustomizations(&inputs, &load_options);
     let mut index = IndexPass {
         streamable: true,
@@ -368,6 +453,8 @@ fn stream_inputs(
         let pass = load::first_pass(batch, n * index_batch, &kustomizations, &load_options);
         index.absorb(pass, version, &locations);
     }
+    index.summary.files += claimed_inputs;
+    let rendered_vms = index.absorb_rendered(rendering, version, &locations);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     let object_index = Index::build(&index.referenced);
@@ -404,6 +491,32 @@ fn stream_inputs(
     let mut summary = index.summary;
     let mut pending = index.pending;
     let mut duplicates = index.duplicates;
+    // Rendered VMs point into files of their own; their findings wait in `pending` for their
+    // files' turn like the index pass's.
+    let analysed: Vec<(Object, FileVms)> = rendered_vms
+        .into_par_iter()
+        .map(|object| {
+            let result = pass.analyse_objects(std::slice::from_ref(&object));
+            (object, result)
+        })
+        .collect();
+    let mut rendered_findings = Vec::new();
+    for (object, result) in analysed {
+        let mut findings = result.findings;
+        findings.extend(
+            result
+                .identities
+                .into_iter()
+                .filter_map(|identity| duplicates.see(identity)),
+        );
+        rendered_findings.extend(in_unit(&object, findings));
+        summary.vms += result.vms;
+        summary.rendered += result.renders;
+        for rendered in result.rendered {
+            sink.rendered(rendered);
+        }
+    }
+    pending.add(crate::diag::merge_instances(rendered_findings));
     let mut vms = index.vms;
     let mut deferred = index.deferred;
     let batch_size = if index.streamable {
@@ -500,6 +613,7 @@ fn stream_inputs(
         summary,
         sources,
         profile,
+        warnings,
     })
 }
 

@@ -53,7 +53,7 @@ pub fn unrendered_findings(report: &Report, selected: &dyn Fn(&str, &str) -> boo
         })
         .cloned()
         .collect();
-    let mut summary = report.summary;
+    let mut summary = report.summary.clone();
     summary.errors = findings.len();
     summary.warnings = 0;
     summary.infos = 0;

@@ -66,6 +66,11 @@ pub struct Finding {
     pub fields: Vec<String>,
     /// The edit `kvlint fix` makes for this finding, when the rule has a fix.
     pub fix: Option<crate::diag::Fix>,
+    /// The unit the object was rendered in, when it comes from a rendered unit.
+    pub unit: Option<std::sync::Arc<crate::diag::UnitRef>>,
+    /// Every rendered object this finding stands for, when the same finding (same rule,
+    /// position, message and path) comes from more than one unit sharing a source file.
+    pub instances: Vec<crate::diag::Instance>,
 }
 
 impl Finding {
@@ -82,6 +87,8 @@ impl Finding {
             related: Vec::new(),
             fields: Vec::new(),
             fix: None,
+            unit: None,
+            instances: Vec::new(),
         }
     }
 

@@ -37,6 +37,9 @@ pub struct Object {
     /// The same object in the file it came from, when the input is `kustomize build` output
     /// with origin annotations.
     pub origin: Option<Arc<OriginSource>>,
+    /// The unit the object was rendered in (`kustomize build` run by kvlint): its spans are
+    /// positions in `file`, the file the object came from.
+    pub rendered_in: Option<Arc<crate::diag::UnitRef>>,
 }
 
 /// An object as written in its original source file.

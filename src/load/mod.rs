@@ -371,6 +371,27 @@ fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
     }
 }
 
+/// The objects of one document of a unit's build output, whose spans already point into
+/// `file` (the file the document came from), and the findings about their names.
+pub fn rendered_objects(
+    file: &Arc<str>,
+    unit: &Arc<str>,
+    default_namespace: &str,
+    node: Node,
+) -> (Vec<Object>, Vec<Finding>) {
+    let mut objects = Vec::new();
+    let mut findings = Vec::new();
+    collect_objects(
+        file,
+        unit,
+        default_namespace,
+        node,
+        &mut objects,
+        &mut findings,
+    );
+    (objects, findings)
+}
+
 /// Turns one document (or a `List` item) into objects; `List` kinds are flattened.
 fn collect_objects(
     file: &Arc<str>,
@@ -449,6 +470,7 @@ fn collect_objects(
         namespace_written,
         node,
         origin: None,
+        rendered_in: None,
     };
     findings.extend(k8s::names::findings(&object));
     out.push(object);

@@ -96,6 +96,9 @@ fn annotation(finding: &Finding) -> String {
     if let Some(help) = &finding.help {
         let _ = write!(message, "\nhelp: {}", shown(help, false));
     }
+    if let Some(note) = finding.unit_note() {
+        let _ = write!(message, "\nnote: {}", shown(&note, true));
+    }
     for related in &finding.related {
         let start = related.location.span.start;
         let _ = write!(

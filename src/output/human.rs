@@ -180,13 +180,21 @@ fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, Snippet<'_>>) -> Hum
         },
         code: format!("{}({})", finding.rule.code, finding.rule.name),
         severity: miette_severity(finding.severity),
-        help: finding
-            .help
-            .as_deref()
-            .map(|help| terminal::block(help).into_owned()),
+        help: help_with_unit(finding),
         source: source.map(|snippet| snippet.named(file)),
         labels,
         related,
+    }
+}
+
+/// The finding's help, then where its object was rendered.
+fn help_with_unit(finding: &Finding) -> Option<String> {
+    let help = finding.help.as_deref().map(terminal::block);
+    match (help, finding.unit_note()) {
+        (Some(help), Some(note)) => Some(format!("{help}\nnote: {}", terminal::line(&note))),
+        (Some(help), None) => Some(help.into_owned()),
+        (None, Some(note)) => Some(format!("note: {}", terminal::line(&note))),
+        (None, None) => None,
     }
 }
 
@@ -239,7 +247,7 @@ pub fn report(report: &Report, color: bool, width: usize) -> String {
 
 fn concise_line(finding: &Finding) -> String {
     let start = finding.location.span.start;
-    format!(
+    let mut line = format!(
         "{}:{}:{}: {}[{}] {}",
         terminal::line(&finding.location.file),
         start.line,
@@ -247,7 +255,11 @@ fn concise_line(finding: &Finding) -> String {
         finding.severity,
         finding.rule.code,
         terminal::line(&finding.message)
-    )
+    );
+    if let Some(note) = finding.unit_note() {
+        let _ = write!(line, " ({})", terminal::line(&note));
+    }
+    line
 }
 
 /// One line per finding, then the summary.
@@ -263,8 +275,20 @@ pub fn concise(report: &Report) -> String {
 
 fn summary_line(report: &Report) -> String {
     let s = &report.summary;
+    let units = match (s.units, &s.kustomize) {
+        (0, _) | (_, None) => String::new(),
+        (n, Some(tool)) => format!(
+            " in {n} Kustomize unit{} ({}{})",
+            if n == 1 { "" } else { "s" },
+            tool.command,
+            tool.version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default()
+        ),
+    };
     format!(
-        "{} files, {} objects, {} VMs ({} rendered): {} errors, {} warnings, {} infos\n",
+        "{} files, {} objects{units}, {} VMs ({} rendered): {} errors, {} warnings, {} infos\n",
         s.files, s.objects, s.vms, s.rendered, s.errors, s.warnings, s.infos
     )
 }

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use serde::Serialize;
 
 use crate::check::{Report, Summary};
-use crate::diag::{Category, Finding, ObjectRef, Severity};
+use crate::diag::{Category, Finding, Instance, ObjectRef, Severity, UnitRef};
 use crate::sanitize;
 
 #[derive(Serialize)]
@@ -36,6 +36,12 @@ struct JsonDiagnostic<'a> {
     help: Option<&'a str>,
     url: String,
     related: Vec<JsonRelated<'a>>,
+    /// The unit the object was rendered in (absent for files checked as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unit: Option<&'a UnitRef>,
+    /// Every rendered object of a finding several units report alike.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    instances: &'a [Instance],
 }
 
 #[derive(Serialize)]
@@ -75,6 +81,8 @@ fn diagnostic(finding: &Finding) -> JsonDiagnostic<'_> {
                 message: &r.message,
             })
             .collect(),
+        unit: finding.unit.as_deref(),
+        instances: &finding.instances,
     }
 }
 
@@ -223,7 +231,25 @@ fn write_diagnostic(out: &mut Vec<u8>, d: &JsonDiagnostic<'_>, indent: &str) {
         push_indent(out, indent, 1);
         out.push(b']');
     }
+    if let Some(unit) = d.unit {
+        nested(object.key("unit"), unit, indent, 1);
+    }
+    if !d.instances.is_empty() {
+        nested(object.key("instances"), &d.instances, indent, 1);
+    }
     object.close();
+}
+
+/// Writes `value` as serde_json's pretty printer writes it nested `depth` levels deep.
+fn nested(out: &mut Vec<u8>, value: &impl Serialize, indent: &str, depth: usize) {
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+            push_indent(out, indent, depth);
+        }
+        out.extend_from_slice(line.as_bytes());
+    }
 }
 
 /// A JSON object written as serde_json's pretty printer writes it (two spaces per level).

@@ -79,6 +79,12 @@ rules! {
         "A `# kvlint: ignore[...]` comment has no reason or names an unknown rule.";
     INVALID_CONFIG = "KV0019", "invalid-config", Syntax, Error,
         "A setting in .kvlint.yaml is invalid; it is ignored.";
+    KUSTOMIZE_BUILD_FAILED = "KV0020", "kustomize-build-failed", Syntax, Error,
+        "Kustomize cannot build a unit (a missing resource, a patch that matches nothing): Argo CD and Flux cannot apply it.";
+    NEVER_APPLIED = "KV0021", "never-applied", Info, Warning,
+        "A manifest in a unit's directory that no kustomization lists: it is never applied.";
+    UNIT_NOT_RENDERED = "KV0022", "unit-not-rendered", Info, Info,
+        "A unit kvlint does not render (a remote base, a path outside the repository): its files are checked as written.";
     INSTANCETYPE_CONFLICT = "KV1001", "instancetype-conflict", Reject, Error,
         "A VM field is also set by the selected instance type.";
     PREFERENCE_REQUIREMENT = "KV1002", "preference-requirement-unmet", Reject, Error,

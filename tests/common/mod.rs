@@ -242,3 +242,48 @@ fn measured(time_file: &Path) -> (Option<u64>, Option<Duration>) {
         _ => (None, None),
     }
 }
+
+/// Whether a Kustomize (kustomize or kubectl) is on PATH. Without one, a test that needs it
+/// says so and passes, unless `KVLINT_REQUIRE_KUSTOMIZE` (set by .ci/run) is set.
+#[allow(dead_code)]
+pub(crate) fn kustomize_available(test: &str) -> bool {
+    let found = ["kustomize", "kubectl"].iter().any(|tool| {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
+    });
+    if !found {
+        assert!(
+            std::env::var_os("KVLINT_REQUIRE_KUSTOMIZE").is_none(),
+            "KVLINT_REQUIRE_KUSTOMIZE is set but neither kustomize nor kubectl is on PATH"
+        );
+        #[allow(clippy::print_stderr)] // a skipped test says why
+        {
+            eprintln!("{test}: skipped, neither kustomize nor kubectl is on PATH");
+        }
+    }
+    found
+}
+
+/// A report with the Kustomize that built its units left out (it differs between machines):
+/// the JSON summary's `version` line and the command and version in text reports.
+#[allow(dead_code)]
+pub(crate) fn without_kustomize_version(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("\"version\": \"v") {
+            continue;
+        }
+        let mut line = line
+            .replace("kubectl kustomize", "KUSTOMIZE")
+            .replace("kustomize build", "KUSTOMIZE");
+        while let Some(start) = line.find("KUSTOMIZE v") {
+            let end = line[start + 10..]
+                .find(|c: char| c == ')' || c.is_whitespace())
+                .map_or(line.len(), |e| start + 10 + e);
+            line.replace_range(start..end, "KUSTOMIZE");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

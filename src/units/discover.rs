@@ -1,0 +1,262 @@
+//! Which directories are units, and which files each one makes Kustomize read.
+//!
+//! A kustomization among the checked files that no other kustomization uses (as a resource or
+//! a component) is a root: what Argo CD or Flux points at, built as `kustomize build` builds
+//! it. Its closure is every file the build can read, found by following the kustomization's
+//! own references: files there are checked as rendered, not as written.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::kustomization::{FILE_NAMES, Kustomization, RefKind, Reference, is_remote};
+use crate::k8s::normalise_path;
+use crate::yaml::{self, Limits};
+
+/// A reference that keeps a unit from being built offline, or safely.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unbuildable {
+    /// A remote target Kustomize would fetch over the network.
+    Remote {
+        file: Arc<str>,
+        reference: Reference,
+    },
+    /// A path that resolves outside the repository.
+    Escapes {
+        file: Arc<str>,
+        reference: Reference,
+    },
+}
+
+/// A root and what its build reads.
+#[derive(Clone, Debug)]
+pub(crate) struct Root {
+    /// The unit directory, normalised, as the report names paths.
+    pub dir: PathBuf,
+    pub kustomization: Arc<Kustomization>,
+    /// Every file the build reads (kustomization files included), normalised.
+    pub closure: BTreeSet<PathBuf>,
+    /// Every kustomization directory the build enters, this one included.
+    pub directories: BTreeSet<PathBuf>,
+    pub unbuildable: Vec<Unbuildable>,
+}
+
+/// Kustomization directories read so far, by normalised directory.
+#[derive(Default)]
+pub(crate) struct Tree {
+    repository: Option<PathBuf>,
+    read: BTreeMap<PathBuf, Option<Arc<Kustomization>>>,
+}
+
+impl Tree {
+    /// A tree whose references must stay inside `repository` (resolved).
+    pub(crate) fn new(repository: Option<PathBuf>) -> Self {
+        Self {
+            repository,
+            read: BTreeMap::new(),
+        }
+    }
+
+    /// The kustomization of `dir`, read once.
+    pub(crate) fn kustomization(&mut self, dir: &Path) -> Option<Arc<Kustomization>> {
+        if let Some(known) = self.read.get(dir) {
+            return known.clone();
+        }
+        let found = read_kustomization(dir);
+        self.read.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    fn inside_repository(&self, path: &Path) -> bool {
+        let Some(repository) = &self.repository else {
+            return true;
+        };
+        match std::fs::canonicalize(path) {
+            Ok(real) => real.starts_with(repository),
+            // A missing path is Kustomize's error to report, with its message.
+            Err(_) => true,
+        }
+    }
+
+    /// The closure of the kustomization in `dir`.
+    pub(crate) fn root(&mut self, dir: &Path) -> Option<Root> {
+        let kustomization = self.kustomization(dir)?;
+        let mut root = Root {
+            dir: dir.to_path_buf(),
+            kustomization,
+            closure: BTreeSet::new(),
+            directories: BTreeSet::new(),
+            unbuildable: Vec::new(),
+        };
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            if !root.directories.insert(dir.clone()) {
+                continue;
+            }
+            let Some(kustomization) = self.kustomization(&dir) else {
+                continue;
+            };
+            root.closure.insert(PathBuf::from(&*kustomization.file));
+            for reference in &kustomization.references {
+                let target = normalise_path(&dir.join(&reference.value));
+                if reference.kind == RefKind::Resource && is_remote(&reference.value) {
+                    root.unbuildable.push(Unbuildable::Remote {
+                        file: Arc::clone(&kustomization.file),
+                        reference: reference.clone(),
+                    });
+                    continue;
+                }
+                if !self.inside_repository(&target) {
+                    root.unbuildable.push(Unbuildable::Escapes {
+                        file: Arc::clone(&kustomization.file),
+                        reference: reference.clone(),
+                    });
+                    continue;
+                }
+                if reference.kind != RefKind::File && target.is_dir() {
+                    pending.push(target);
+                } else if target.is_dir() {
+                    add_directory_files(&target, &mut root.closure);
+                } else {
+                    root.closure.insert(target);
+                }
+            }
+        }
+        Some(root)
+    }
+}
+
+/// The files below a directory a kustomization names as a file input (a Helm chart home).
+fn add_directory_files(dir: &Path, closure: &mut BTreeSet<PathBuf>) {
+    let walk = ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .follow_links(false)
+        .max_depth(Some(16))
+        .build();
+    for entry in walk.flatten().take(10_000) {
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            closure.insert(normalise_path(entry.path()));
+        }
+    }
+}
+
+/// The kustomization file of a directory and its parsed content.
+fn read_kustomization(dir: &Path) -> Option<Arc<Kustomization>> {
+    let file = FILE_NAMES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())?;
+    let display = crate::source::display_path(&file);
+    let text = crate::source::read_file_text(&file).ok()?;
+    let root = yaml::parse_stream(&text, Limits::default())
+        .into_iter()
+        .next()
+        .and_then(Result::ok)
+        .map(|doc| doc.root);
+    let kustomization = match root {
+        Some(root) => Kustomization::read(display, &root),
+        None => Kustomization::read(
+            display,
+            &yaml::Node {
+                value: yaml::Value::Null,
+                span: yaml::Span::default(),
+            },
+        ),
+    };
+    Some(Arc::new(kustomization))
+}
+
+/// The roots among the kustomization directories `candidates` (normalised): those that no
+/// kustomization reached from another candidate uses, and that are not components. Sorted.
+pub(crate) fn roots(tree: &mut Tree, candidates: &BTreeSet<PathBuf>) -> Vec<Root> {
+    let mut closures = Vec::new();
+    let mut used: BTreeSet<PathBuf> = BTreeSet::new();
+    for dir in candidates {
+        let Some(root) = tree.root(dir) else {
+            continue;
+        };
+        used.extend(root.directories.iter().filter(|d| *d != dir).cloned());
+        closures.push(root);
+    }
+    closures
+        .into_iter()
+        .filter(|root| !used.contains(&root.dir) && !root.kustomization.is_component)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, files: &[(&str, &str)]) {
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    #[test]
+    fn roots_are_the_kustomizations_nothing_uses() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = &temp.path().join("repo");
+        write(
+            top,
+            &[
+                (
+                    "base/kustomization.yaml",
+                    "resources: [vm.yaml]\nconfigMapGenerator:\n- name: c\n  files: [userdata=init.yaml]\n",
+                ),
+                ("base/vm.yaml", "kind: VirtualMachine\n"),
+                ("base/init.yaml", "#cloud-config\n"),
+                ("base/unlisted.yaml", "kind: VirtualMachine\n"),
+                (
+                    "gpu/kustomization.yaml",
+                    "kind: Component\npatches:\n- path: gpu.yaml\n",
+                ),
+                ("gpu/gpu.yaml", "[]\n"),
+                (
+                    "dev/kustomization.yaml",
+                    "resources: [../base]\ncomponents: [../gpu]\n",
+                ),
+                (
+                    "prod/kustomization.yml",
+                    "resources: [../base, https://example.com/x.yaml, ../../outside]\n",
+                ),
+            ],
+        );
+        std::fs::create_dir_all(temp.path().join("outside")).unwrap();
+        let mut tree = Tree::new(Some(std::fs::canonicalize(top).unwrap()));
+        let candidates: BTreeSet<PathBuf> = ["base", "gpu", "dev", "prod"]
+            .iter()
+            .map(|d| top.join(d))
+            .collect();
+        let roots = roots(&mut tree, &candidates);
+        let dirs: Vec<&Path> = roots
+            .iter()
+            .map(|r| r.dir.strip_prefix(top).unwrap())
+            .collect();
+        assert_eq!(dirs, [Path::new("dev"), Path::new("prod")]);
+        let dev: Vec<PathBuf> = roots[0]
+            .closure
+            .iter()
+            .map(|p| p.strip_prefix(top).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            dev,
+            [
+                "base/init.yaml",
+                "base/kustomization.yaml",
+                "base/vm.yaml",
+                "dev/kustomization.yaml",
+                "gpu/gpu.yaml",
+                "gpu/kustomization.yaml",
+            ]
+            .map(PathBuf::from)
+        );
+        let prod = &roots[1];
+        assert_eq!(prod.unbuildable.len(), 2, "{:?}", prod.unbuildable);
+        assert!(matches!(prod.unbuildable[0], Unbuildable::Remote { .. }));
+        assert!(matches!(prod.unbuildable[1], Unbuildable::Escapes { .. }));
+    }
+}

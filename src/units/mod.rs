@@ -1,0 +1,388 @@
+//! Units: what a GitOps controller renders from the repository. Today the Kustomize roots
+//! among the checked files, each built with the real Kustomize (`kustomize build` or
+//! `kubectl kustomize`) from a wrapper in a private temporary directory, so that every
+//! rendered object carries the file it came from; the objects are then checked as rendered,
+//! with their spans in that file.
+
+mod discover;
+mod failure;
+mod kustomization;
+mod rendered;
+mod tool;
+mod wrapper;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rayon::prelude::*;
+
+use crate::diag::{Finding, Location, Related, UnitKind, UnitRef};
+use crate::k8s::{Object, is_kustomization_file, normalise_path};
+use crate::rules;
+use crate::source::Input;
+use crate::suppress::inline::Suppression;
+
+pub(crate) use tool::Tool;
+
+/// Whether and how units are built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnitOptions {
+    /// Check every file as written, as if no kustomization existed (`--units off`).
+    pub off: bool,
+    /// The build command (`--kustomize-command`).
+    pub command: Option<String>,
+    /// How long one build may run (`--kustomize-timeout`, seconds).
+    pub timeout: Option<u64>,
+}
+
+/// The default of `--kustomize-timeout`, in seconds.
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 60;
+
+/// The Kustomize a run used, for the report's summary.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ToolSummary {
+    pub command: String,
+    pub version: Option<String>,
+}
+
+/// What the units stage leaves for the check.
+#[derive(Debug, Default)]
+pub struct Rendering {
+    /// Rendered objects, their spans in the files they came from.
+    pub objects: Vec<Object>,
+    pub findings: Vec<Finding>,
+    /// Inputs built into a unit: not checked again as written.
+    pub claimed: BTreeSet<PathBuf>,
+    pub suppressions: Vec<Suppression>,
+    /// Texts of the files rendered objects point into (for reports that quote them).
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    /// Units built.
+    pub units: usize,
+    pub tool: Option<ToolSummary>,
+    /// Why kustomizations were checked as written, for standard error.
+    pub warning: Option<String>,
+}
+
+/// Settings of the stage that come from the check's options.
+pub struct Context<'a> {
+    pub options: &'a UnitOptions,
+    pub default_namespace: &'a str,
+    pub keep_sources: bool,
+}
+
+/// Finds the Kustomize roots among `inputs`, builds them in parallel, and returns their
+/// objects. Inputs that are standard input or in memory take no part.
+pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
+    let mut rendering = Rendering::default();
+    if context.options.off {
+        return rendering;
+    }
+    let is_file = |input: &&Input| matches!(input, Input::File { .. });
+    if !inputs
+        .iter()
+        .filter(is_file)
+        .any(|input| is_kustomization_file(input.display()))
+    {
+        return rendering;
+    }
+    let files: BTreeMap<PathBuf, Arc<str>> = inputs
+        .iter()
+        .filter(is_file)
+        .map(|input| {
+            let display = input.display();
+            (normalise_path(Path::new(&**display)), Arc::clone(display))
+        })
+        .collect();
+    let candidates: BTreeSet<PathBuf> = files
+        .keys()
+        .filter(|path| is_kustomization_file(&path.to_string_lossy()))
+        .filter_map(|path| path.parent().map(Path::to_path_buf))
+        .collect();
+    if candidates.is_empty() {
+        return rendering;
+    }
+    let repository = repository_of(&candidates);
+    let mut tree = discover::Tree::new(repository.clone());
+    let roots = discover::roots(&mut tree, &candidates);
+    if roots.is_empty() {
+        return rendering;
+    }
+    let timeout = Duration::from_secs(
+        context
+            .options
+            .timeout
+            .unwrap_or(DEFAULT_TIMEOUT_SECONDS)
+            .max(1),
+    );
+    let tool = match Tool::find(context.options.command.as_deref(), timeout) {
+        Ok(Some(tool)) => tool,
+        Ok(None) => {
+            rendering.warning = Some(format!(
+                "neither kustomize nor kubectl is on PATH: {} Kustomize unit(s) checked as written files, not as rendered (install kustomize or kubectl, or pass --kustomize-command)",
+                roots.len()
+            ));
+            return rendering;
+        }
+        Err(problem) => {
+            rendering.warning = Some(format!(
+                "{problem}: Kustomize units checked as written files"
+            ));
+            return rendering;
+        }
+    };
+    rendering.tool = Some(ToolSummary {
+        command: tool.label.clone(),
+        version: tool.version.clone(),
+    });
+    let scratch = match tempfile::Builder::new().prefix("kvlint-units-").tempdir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            rendering.warning = Some(format!(
+                "cannot create a temporary directory for Kustomize wrappers ({err}): units checked as written files"
+            ));
+            return rendering;
+        }
+    };
+    let builds: Vec<Result<String, NotBuilt>> = roots
+        .par_iter()
+        .enumerate()
+        .map(|(n, root)| build_root(&tool, root, &scratch.path().join(n.to_string())))
+        .collect();
+    let mut origins = rendered::Origins::new(repository, context.keep_sources);
+    for (n, (root, build)) in roots.iter().zip(builds).enumerate() {
+        let wrapper_dir = scratch.path().join(n.to_string());
+        let output = match build {
+            Ok(output) => output,
+            Err(NotBuilt::Skipped(finding)) => {
+                rendering.findings.push(*finding);
+                continue;
+            }
+            Err(NotBuilt::Failed(error)) => {
+                rendering.findings.push(failed_finding(
+                    &tool,
+                    root,
+                    error,
+                    &mut tree,
+                    &wrapper_dir,
+                ));
+                continue;
+            }
+        };
+        let unit = Arc::new(UnitRef {
+            kind: UnitKind::Kustomize,
+            path: display_dir(&root.dir),
+            via: None,
+        });
+        let loaded = rendered::objects(
+            &output,
+            &rendered::UnitBuild {
+                unit: &unit,
+                root,
+                wrapper_dir: &wrapper_dir,
+                default_namespace: context.default_namespace,
+            },
+            &mut origins,
+        );
+        rendering.objects.extend(loaded.objects);
+        rendering.findings.extend(loaded.findings);
+        rendering.claimed.extend(root.closure.iter().cloned());
+        rendering.units += 1;
+    }
+    rendering.findings.extend(never_applied(&files, &roots));
+    let parts = origins.into_parts();
+    rendering.sources = parts.sources;
+    rendering.suppressions = parts.suppressions;
+    rendering.findings.extend(parts.findings);
+    rendering
+}
+
+/// The directory builds may not read outside of, resolved: the git work tree of the checked
+/// kustomizations (the first one's); without git, the working directory, or the deepest
+/// directory holding every checked kustomization when some lie outside it.
+fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
+    let resolved: Vec<PathBuf> = candidates
+        .iter()
+        .filter_map(|dir| {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir.as_path()
+            };
+            std::fs::canonicalize(dir).ok()
+        })
+        .collect();
+    let first = resolved.first()?;
+    if let Some(root) = crate::source::repository_root(first) {
+        return Some(root);
+    }
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
+        && resolved.iter().all(|dir| dir.starts_with(&cwd))
+    {
+        return Some(cwd);
+    }
+    let mut common = first.clone();
+    while !resolved.iter().all(|dir| dir.starts_with(&common)) {
+        if !common.pop() {
+            return None;
+        }
+    }
+    Some(common)
+}
+
+fn display_dir(dir: &Path) -> String {
+    let text = crate::source::display_path(dir);
+    if text.is_empty() {
+        ".".to_owned()
+    } else {
+        text.to_string()
+    }
+}
+
+fn kustomization_location(root: &discover::Root) -> Location {
+    Location::lines(Arc::clone(&root.kustomization.file), (1, 1), (1, 1))
+}
+
+/// Why a root gave no output.
+enum NotBuilt {
+    /// kvlint did not run the build.
+    Skipped(Box<Finding>),
+    /// The tool failed.
+    Failed(tool::BuildError),
+}
+
+/// Builds one root.
+fn build_root(tool: &Tool, root: &discover::Root, wrapper_dir: &Path) -> Result<String, NotBuilt> {
+    if let Some(reason) = root.unbuildable.first() {
+        return Err(NotBuilt::Skipped(Box::new(unbuildable_finding(
+            root, reason,
+        ))));
+    }
+    wrapper::write(root, wrapper_dir).map_err(|problem| {
+        NotBuilt::Skipped(Box::new(Finding::new(
+            &rules::UNIT_NOT_RENDERED,
+            kustomization_location(root),
+            format!(
+                "not rendered: cannot write the build wrapper ({problem}); its files are checked as written"
+            ),
+        )))
+    })?;
+    tool.build(wrapper_dir).map_err(NotBuilt::Failed)
+}
+
+/// The finding about a build the tool refused, at the place its message names.
+fn failed_finding(
+    tool: &Tool,
+    root: &discover::Root,
+    error: tool::BuildError,
+    tree: &mut discover::Tree,
+    wrapper_dir: &Path,
+) -> Finding {
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    let wrapper_dir =
+        std::fs::canonicalize(wrapper_dir).unwrap_or_else(|_| wrapper_dir.to_path_buf());
+    let (message, location) = match error {
+        tool::BuildError::Refused(message) => {
+            let failure =
+                failure::read(&message, &root.kustomization.file, tree, &cwd, &wrapper_dir);
+            (
+                format!(
+                    "{} cannot build {}: {}",
+                    tool.label,
+                    display_dir(&root.dir),
+                    failure.message
+                ),
+                failure.location,
+            )
+        }
+        tool::BuildError::Failed(problem) => (
+            format!(
+                "{} of {} failed: {problem}",
+                tool.label,
+                display_dir(&root.dir)
+            ),
+            kustomization_location(root),
+        ),
+    };
+    Finding::new(&rules::KUSTOMIZE_BUILD_FAILED, location, message).with_help(
+        "Argo CD and Flux cannot apply a unit that does not build; its files are checked as written",
+    )
+}
+
+fn unbuildable_finding(root: &discover::Root, reason: &discover::Unbuildable) -> Finding {
+    let (file, reference, why) = match reason {
+        discover::Unbuildable::Remote { file, reference } => (
+            file,
+            reference,
+            "a remote target, which kvlint does not fetch",
+        ),
+        discover::Unbuildable::Escapes { file, reference } => (
+            file,
+            reference,
+            "outside the repository, which kvlint does not read",
+        ),
+    };
+    Finding::new(
+        &rules::UNIT_NOT_RENDERED,
+        Location {
+            file: Arc::clone(file),
+            span: reference.span,
+        },
+        format!(
+            "{} is not rendered: `{}` is {why}; its local files are checked as written",
+            display_dir(&root.dir),
+            reference.value
+        ),
+    )
+}
+
+/// A warning for each checked manifest in a unit's kustomization directory that no unit's
+/// build reads: Argo CD and Flux never apply it.
+fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) -> Vec<Finding> {
+    let read: BTreeSet<&PathBuf> = roots.iter().flat_map(|root| &root.closure).collect();
+    let kustomization_of: BTreeMap<&Path, &Arc<str>> = roots
+        .iter()
+        .flat_map(|root| {
+            root.closure
+                .iter()
+                .filter(|file| is_kustomization_file(&file.to_string_lossy()))
+                .filter_map(|file| Some((file.parent()?, display_of(files, file)?)))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (path, display) in files {
+        if read.contains(path)
+            || is_kustomization_file(display)
+            || !crate::source::is_manifest_name(path)
+        {
+            continue;
+        }
+        let nearest = path
+            .ancestors()
+            .skip(1)
+            .find_map(|dir| kustomization_of.get(dir).copied());
+        let Some(kustomization) = nearest else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                &rules::NEVER_APPLIED,
+                Location::lines(Arc::clone(display), (1, 1), (1, 1)),
+                format!("never applied: no kustomization lists this file, and {kustomization} builds this directory"),
+            )
+            .with_related(Related {
+                location: Location::lines(Arc::clone(kustomization), (1, 1), (1, 1)),
+                message: "the kustomization of this directory".to_owned(),
+            })
+            .with_help("list it under `resources:` of the kustomization, or move it out of the unit's directory"),
+        );
+    }
+    out
+}
+
+fn display_of<'a>(files: &'a BTreeMap<PathBuf, Arc<str>>, file: &Path) -> Option<&'a Arc<str>> {
+    files.get(file)
+}

@@ -1,0 +1,378 @@
+//! A unit's build output turned into objects that point into the repository: each document's
+//! origin annotation names the file it came from, and every node takes its position from the
+//! same field in that file (or from its nearest parent there, for a field the build added).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::discover::Root;
+use super::wrapper::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
+use crate::diag::{Finding, Location, UnitRef};
+use crate::k8s::normalise_path;
+use crate::load::Loaded;
+use crate::rules;
+use crate::suppress::inline::Suppression;
+use crate::yaml::{self, Limits, Mapping, Node, Span, Value};
+
+/// One unit's build, as its output is read.
+pub(crate) struct UnitBuild<'a> {
+    pub unit: &'a Arc<UnitRef>,
+    pub root: &'a Root,
+    pub wrapper_dir: &'a Path,
+    pub default_namespace: &'a str,
+}
+
+/// What reading the origin files leaves for the report.
+pub(crate) struct OriginParts {
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub suppressions: Vec<Suppression>,
+    pub findings: Vec<Finding>,
+}
+
+struct OriginFile {
+    display: Arc<str>,
+    documents: Vec<Node>,
+}
+
+/// The files rendered objects come from, each read and parsed once for every unit.
+pub(crate) struct Origins {
+    keep_sources: bool,
+    /// Resolved path → the name the report uses, for every file of a built unit's closure.
+    displays: HashMap<PathBuf, Arc<str>>,
+    files: HashMap<PathBuf, Option<Arc<OriginFile>>>,
+    sources: Vec<(Arc<str>, Arc<str>)>,
+    suppressions: Vec<Suppression>,
+    findings: Vec<Finding>,
+}
+
+impl Origins {
+    pub(crate) fn new(_repository: Option<PathBuf>, keep_sources: bool) -> Self {
+        Self {
+            keep_sources,
+            displays: HashMap::new(),
+            files: HashMap::new(),
+            sources: Vec::new(),
+            suppressions: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Learns the report names of a unit's files (only those can be origins: a build reads
+    /// nothing else).
+    fn learn(&mut self, root: &Root) {
+        for file in &root.closure {
+            if let Ok(real) = std::fs::canonicalize(file) {
+                self.displays
+                    .entry(real)
+                    .or_insert_with(|| crate::source::display_path(file));
+            }
+        }
+    }
+
+    fn display(&self, real: &Path) -> Option<&Arc<str>> {
+        self.displays.get(real)
+    }
+
+    fn file(&mut self, real: &Path) -> Option<Arc<OriginFile>> {
+        if let Some(known) = self.files.get(real) {
+            return known.clone();
+        }
+        let display = Arc::clone(self.display(real)?);
+        let parsed = crate::source::read_file_text(real).ok().map(|text| {
+            let docs = yaml::parse_stream(&text, Limits::default());
+            let documents: Vec<Node> = docs.into_iter().flatten().map(|doc| doc.root).collect();
+            if text.contains("kvlint:") {
+                let ranges: Vec<(u32, u32)> = documents
+                    .iter()
+                    .map(|node| (node.span.start.line, node.span.end.line))
+                    .collect();
+                let (suppressions, problems) =
+                    crate::suppress::inline::scan(&display, &text, &ranges);
+                self.suppressions.extend(suppressions);
+                self.findings.extend(problems);
+            }
+            if self.keep_sources {
+                self.sources.push((Arc::clone(&display), Arc::from(text)));
+            }
+            Arc::new(OriginFile {
+                display: Arc::clone(&display),
+                documents,
+            })
+        });
+        self.files.insert(real.to_path_buf(), parsed.clone());
+        parsed
+    }
+
+    /// The texts kept for reports, the suppression comments of the files read, and the
+    /// findings about those comments.
+    pub(crate) fn into_parts(self) -> OriginParts {
+        OriginParts {
+            sources: self.sources,
+            suppressions: self.suppressions,
+            findings: self.findings,
+        }
+    }
+}
+
+/// The objects of one unit's build output.
+pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins) -> Loaded {
+    origins.learn(build.root);
+    let wrapper = std::fs::canonicalize(build.wrapper_dir).unwrap_or_default();
+    let unit_path: Arc<str> = Arc::from(build.unit.path.as_str());
+    let kustomization = Arc::clone(&build.root.kustomization.file);
+    let keep = &build.root.kustomization.build_metadata;
+    let keep_origin = keep.iter().any(|m| m == "originAnnotations");
+    let keep_transformations = keep.iter().any(|m| m == "transformerAnnotations");
+    let mut loaded = Loaded::default();
+    for doc in yaml::parse_stream(output, Limits::default()) {
+        let mut node = match doc {
+            Ok(doc) => doc.root,
+            Err(err) => {
+                loaded.findings.push(Finding::new(
+                    &rules::KUSTOMIZE_BUILD_FAILED,
+                    Location::lines(Arc::clone(&kustomization), (1, 1), (1, 1)),
+                    format!(
+                        "the build output of {} is not valid YAML: {}",
+                        build.unit.path, err.message
+                    ),
+                ));
+                continue;
+            }
+        };
+        if matches!(node.value, Value::Null) {
+            continue;
+        }
+        let origin = origin_of(&node);
+        strip_annotations(&mut node, !keep_origin, !keep_transformations);
+        let source = origin.as_ref().and_then(|origin| {
+            let path = origin.path.as_deref().or(origin.configured_in.as_deref())?;
+            let real = normalise_path(&wrapper.join(path));
+            origins
+                .file(&real)
+                .map(|file| (file, origin.path.is_some()))
+        });
+        let file = match &source {
+            Some((file, true)) => {
+                match matching_document(&file.documents, &node) {
+                    Some(written) => remap(&mut node, Some(written), written.span),
+                    None => remap(&mut node, None, Span::default()),
+                }
+                Arc::clone(&file.display)
+            }
+            // Generated by a kustomization (`configMapGenerator`...): the object is located
+            // at that kustomization's first line.
+            Some((file, false)) => {
+                remap(&mut node, None, first_line());
+                Arc::clone(&file.display)
+            }
+            None => {
+                remap(&mut node, None, first_line());
+                Arc::clone(&kustomization)
+            }
+        };
+        let (objects, findings) =
+            crate::load::rendered_objects(&file, &unit_path, build.default_namespace, node);
+        loaded.findings.extend(findings);
+        for mut object in objects {
+            object.rendered_in = Some(Arc::clone(build.unit));
+            loaded.objects.push(object);
+        }
+    }
+    loaded
+}
+
+fn first_line() -> Span {
+    let pos = yaml::Pos {
+        line: 1,
+        column: 1,
+        index: 0,
+    };
+    Span {
+        start: pos,
+        end: yaml::Pos { column: 2, ..pos },
+    }
+}
+
+/// What an origin annotation says.
+struct Origin {
+    path: Option<String>,
+    configured_in: Option<String>,
+}
+
+fn annotations(node: &Node) -> Option<&Node> {
+    node.get("metadata")?.get("annotations")
+}
+
+fn origin_of(node: &Node) -> Option<Origin> {
+    let text = annotations(node)?.get(ORIGIN_ANNOTATION)?.as_str()?;
+    let origin = yaml::parse_stream(text, Limits::default())
+        .into_iter()
+        .next()?
+        .ok()?
+        .root;
+    Some(Origin {
+        path: origin.get("path").and_then(Node::as_str).map(str::to_owned),
+        configured_in: origin
+            .get("configuredIn")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+    })
+}
+
+/// Removes the annotations the wrapper asked for (the unit's own build keeps those it asks
+/// for itself), and the `annotations` map when nothing else is left in it.
+fn strip_annotations(node: &mut Node, origin: bool, transformations: bool) {
+    let Value::Map(entries) = &mut node.value else {
+        return;
+    };
+    let Some(metadata) = entries.value_mut("metadata") else {
+        return;
+    };
+    let Value::Map(metadata) = &mut metadata.value else {
+        return;
+    };
+    let Some(annotations) = metadata.value_mut("annotations") else {
+        return;
+    };
+    let Value::Map(map) = &mut annotations.value else {
+        return;
+    };
+    map.retain(|entry| {
+        !(origin && entry.key == ORIGIN_ANNOTATION
+            || transformations && entry.key == TRANSFORMATIONS_ANNOTATION)
+    });
+    if map.is_empty() {
+        metadata.retain(|entry| entry.key != "annotations");
+    }
+}
+
+/// The document of the origin file the rendered object came from: the one of the same kind
+/// whose name the rendered name contains (Kustomize adds prefixes and suffixes), the longest
+/// such name first.
+fn matching_document<'a>(documents: &'a [Node], rendered: &Node) -> Option<&'a Node> {
+    let kind = rendered.get("kind").and_then(Node::as_str);
+    let name = rendered
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Node::as_str)
+        .unwrap_or_default();
+    let same_kind: Vec<&Node> = documents
+        .iter()
+        .filter(|doc| doc.get("kind").and_then(Node::as_str) == kind)
+        .collect();
+    let written_name = |doc: &&Node| {
+        doc.get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Node::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    same_kind
+        .iter()
+        .filter(|doc| {
+            let written = written_name(doc);
+            !written.is_empty() && name.contains(&written)
+        })
+        .max_by_key(|doc| written_name(doc).len())
+        .or_else(|| (same_kind.len() == 1).then(|| &same_kind[0]))
+        .copied()
+}
+
+/// Gives every node of `node` the position of the same node in `written`, or, for a node the
+/// build added, the position its nearest written parent is reported at (`anchor`).
+fn remap(node: &mut Node, written: Option<&Node>, anchor: Span) {
+    node.span = written.map_or(anchor, |w| w.span);
+    match &mut node.value {
+        Value::Map(map) => {
+            let entries = std::mem::take(map).into_vec();
+            let entries = entries
+                .into_iter()
+                .map(|mut entry| {
+                    let found = written.and_then(|w| w.entry(&entry.key));
+                    entry.key_span = found.map_or(anchor, |e| e.key_span);
+                    let child_anchor = found.map_or(anchor, |e| e.key_span);
+                    remap(&mut entry.value, found.map(|e| &e.value), child_anchor);
+                    entry
+                })
+                .collect();
+            *map = Mapping::new(entries);
+        }
+        Value::Seq(items) => {
+            let written_items = written.and_then(Node::as_seq).unwrap_or(&[]);
+            for (i, item) in items.iter_mut().enumerate() {
+                let found = written_items.get(i);
+                let child_anchor = found.map_or(anchor, |item| {
+                    item.as_map()
+                        .and_then(|entries| entries.first())
+                        .map_or(item.span, |entry| entry.key_span)
+                });
+                remap(item, found, child_anchor);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Node {
+        yaml::parse_stream(text, Limits::default())
+            .remove(0)
+            .unwrap()
+            .root
+    }
+
+    #[test]
+    fn rendered_nodes_take_the_written_positions() {
+        let written = parse(
+            "# base\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: one\n",
+        );
+        let mut rendered = parse(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev-web\n  namespace: dev\ndata:\n  a: one\n  b: two\n",
+        );
+        remap(&mut rendered, Some(&written), written.span);
+        let (name, exact) = rendered.lookup_entry_span(&yaml::FieldPath::parse("metadata.name"));
+        assert!(exact);
+        assert_eq!((name.start.line, name.start.column), (5, 3));
+        // Added by the build: at the key of the nearest written parent.
+        let (namespace, _) =
+            rendered.lookup_entry_span(&yaml::FieldPath::parse("metadata.namespace"));
+        assert_eq!((namespace.start.line, namespace.start.column), (4, 1));
+        let (b, _) = rendered.lookup_entry_span(&yaml::FieldPath::parse("data.b"));
+        assert_eq!((b.start.line, b.start.column), (6, 1));
+    }
+
+    #[test]
+    fn the_written_document_is_found_through_prefixes() {
+        let documents = vec![
+            parse("kind: VirtualMachine\nmetadata: {name: web}\n"),
+            parse("kind: VirtualMachine\nmetadata: {name: web-large}\n"),
+            parse("kind: Service\nmetadata: {name: web-large}\n"),
+        ];
+        let rendered = parse("kind: VirtualMachine\nmetadata: {name: dev-web-large-x}\n");
+        let found = matching_document(&documents, &rendered).unwrap();
+        assert_eq!(found, &documents[1]);
+        let rendered = parse("kind: Service\nmetadata: {name: other}\n");
+        assert_eq!(
+            matching_document(&documents, &rendered).unwrap(),
+            &documents[2]
+        );
+    }
+
+    #[test]
+    fn only_the_annotations_kvlint_asked_for_are_removed() {
+        let mut node = parse(
+            "metadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      path: a.yaml\n    alpha.config.kubernetes.io/transformations: x\n",
+        );
+        strip_annotations(&mut node, true, true);
+        assert_eq!(node.get("metadata").unwrap().get("annotations"), None);
+        let mut node =
+            parse("metadata:\n  annotations:\n    config.kubernetes.io/origin: x\n    team: a\n");
+        strip_annotations(&mut node, true, true);
+        let kept = node.get("metadata").unwrap().get("annotations").unwrap();
+        assert_eq!(kept.as_map().unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,85 @@
+//! The wrapper kustomization a unit is built through: it lives in kvlint's private temporary
+//! directory, names the unit by a relative path (Kustomize refuses absolute ones), and turns
+//! on origin and transformer annotations. Kustomize reads `buildMetadata` and `sortOptions`
+//! from the top kustomization only, so the unit's own are carried over.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::discover::Root;
+
+/// The annotations the wrapper asks for.
+pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
+pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
+
+/// Writes the wrapper of `root` into the new directory `dir`.
+pub(crate) fn write(root: &Root, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
+    let unit_dir = if root.dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root.dir.as_path()
+    };
+    let unit = std::fs::canonicalize(unit_dir).map_err(|err| err.to_string())?;
+    let relative = relative_path(&dir, &unit);
+    let mut metadata = vec![
+        "originAnnotations".to_owned(),
+        "transformerAnnotations".to_owned(),
+    ];
+    for own in &root.kustomization.build_metadata {
+        if !metadata.contains(own) {
+            metadata.push(own.clone());
+        }
+    }
+    let mut wrapper = serde_json::json!({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [relative.to_string_lossy().replace('\\', "/")],
+        "buildMetadata": metadata,
+    });
+    if let Some(sort) = &root.kustomization.sort_options {
+        wrapper["sortOptions"] = sort.clone();
+    }
+    // JSON is YAML: no quoting rules to get wrong for unusual directory names.
+    let text = serde_json::to_string_pretty(&wrapper).map_err(|err| err.to_string())?;
+    std::fs::write(dir.join("kustomization.yaml"), text).map_err(|err| err.to_string())
+}
+
+/// `to` relative to `from` (both absolute and resolved).
+pub(crate) fn relative_path(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<Component> = from.components().collect();
+    let to: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for component in &to[common..] {
+        out.push(component.as_os_str());
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_to_the_common_ancestor() {
+        assert_eq!(
+            relative_path(Path::new("/tmp/k/0"), Path::new("/work/repo/apps/dev")),
+            Path::new("../../../work/repo/apps/dev")
+        );
+        assert_eq!(
+            relative_path(Path::new("/a/b"), Path::new("/a/b/c")),
+            Path::new("c")
+        );
+        assert_eq!(
+            relative_path(Path::new("/a"), Path::new("/a")),
+            Path::new(".")
+        );
+    }
+}
