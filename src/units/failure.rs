@@ -18,15 +18,25 @@ pub(crate) struct Failure {
     pub location: Location,
 }
 
-/// Reads a Kustomize error. `fallback` is the unit's kustomization, `cwd` the resolved working
-/// directory, `wrapper` the wrapper's directory.
-pub(crate) fn read(
-    message: &str,
-    fallback: &Arc<str>,
-    tree: &mut Tree,
-    cwd: &Path,
-    wrapper: &Path,
-) -> Failure {
+/// Where a build ran: the unit's kustomization (`fallback`), its kustomization directories as
+/// (resolved, reported) pairs, the resolved working directory and the wrapper's directory.
+pub(crate) struct Places<'a> {
+    pub fallback: &'a Arc<str>,
+    pub directories: Vec<(PathBuf, PathBuf)>,
+    pub cwd: &'a Path,
+    pub wrapper: &'a Path,
+}
+
+/// Reads a Kustomize error.
+pub(crate) fn read(message: &str, places: &Places<'_>, tree: &mut Tree) -> Failure {
+    let Places {
+        fallback,
+        cwd,
+        wrapper,
+        ..
+    } = *places;
+    let mut directories = places.directories.clone();
+    directories.sort_by_key(|(real, _)| std::cmp::Reverse(real.as_os_str().len()));
     let innermost_dir = quoted_after_last(message, RECURSED).map(PathBuf::from);
     let item = quoted_after_last(message, ACCUMULATING);
     let start = message.rfind(ACCUMULATING).unwrap_or(0);
@@ -36,17 +46,25 @@ pub(crate) fn read(
     if let Some(cut) = text.find("': must build at directory") {
         text.truncate(cut);
     }
-    for (prefix, replacement) in [(wrapper, "<wrapper>"), (cwd, ".")] {
-        let prefix = prefix.to_string_lossy();
-        text = text.replace(&format!("{prefix}/"), "");
-        text = text.replace(&*prefix, replacement);
+    text = text.replace(&*wrapper.to_string_lossy(), "<wrapper>");
+    text = text.replace(&format!("{}/", cwd.to_string_lossy()), "");
+    // Directories outside the working directory, as the report names them.
+    for (real, shown) in &directories {
+        let shown = crate::source::display_path(shown);
+        let shown = if shown.is_empty() { ".".into() } else { shown };
+        text = text.replace(&*real.to_string_lossy(), &shown);
     }
     // The tree knows directories by the names the report uses: relative to the working
     // directory, or absolute when the paths were given so.
     let found = innermost_dir.and_then(|dir| {
+        let shown = directories
+            .iter()
+            .find(|(real, _)| *real == dir)
+            .map(|(_, shown)| shown.clone());
         let relative = dir.strip_prefix(cwd).ok().map(normalise_path);
-        relative
-            .and_then(|relative| tree.kustomization(&relative))
+        shown
+            .and_then(|shown| tree.kustomization(&shown))
+            .or_else(|| relative.and_then(|relative| tree.kustomization(&relative)))
             .or_else(|| tree.kustomization(&dir))
     });
     let location = match found {
@@ -105,20 +123,24 @@ mod tests {
         );
         let fallback: Arc<str> = Arc::from("fallback/kustomization.yaml");
         let wrapper = Path::new("/tmp/kvlint-units-x/0");
+        let places = |cwd: &'static str| Places {
+            fallback: &fallback,
+            directories: Vec::new(),
+            cwd: Path::new(cwd),
+            wrapper,
+        };
+        let in_repo = Places {
+            cwd: &repo,
+            ..places("/")
+        };
         // Paths below the working directory are shown relative to it.
-        let failure = read(&message, &fallback, &mut Tree::new(None), &repo, wrapper);
+        let failure = read(&message, &in_repo, &mut Tree::new(None));
         assert_eq!(
             failure.message,
             "accumulating resources from 'missing.yaml': evalsymlink failure on 'apps/broken/missing.yaml' : lstat apps/broken/missing.yaml: no such file or directory"
         );
         // Paths given absolute are found as such; the item is the `resources:` entry.
-        let failure = read(
-            &message,
-            &fallback,
-            &mut Tree::new(None),
-            Path::new("/elsewhere"),
-            wrapper,
-        );
+        let failure = read(&message, &places("/elsewhere"), &mut Tree::new(None));
         assert!(
             failure
                 .location
@@ -132,12 +154,20 @@ mod tests {
             ),
             (3, 5)
         );
-        let failure = read(
-            "plain failure",
-            &fallback,
-            &mut Tree::new(None),
-            &repo,
-            wrapper,
+        let failure = read("plain failure", &in_repo, &mut Tree::new(None));
+        // The unit's directories are shown as the report names them, wherever they are.
+        let named = Places {
+            directories: vec![(
+                repo.join("apps/broken"),
+                PathBuf::from("../elsewhere/broken"),
+            )],
+            ..places("/elsewhere")
+        };
+        let shown = read(&message, &named, &mut Tree::new(None));
+        assert!(
+            shown.message.contains("'../elsewhere/broken/missing.yaml'"),
+            "{}",
+            shown.message
         );
         assert_eq!(failure.message, "plain failure");
         assert_eq!(failure.location.file, fallback);

@@ -286,8 +286,25 @@ fn failed_finding(
         std::fs::canonicalize(wrapper_dir).unwrap_or_else(|_| wrapper_dir.to_path_buf());
     let (message, location) = match error {
         tool::BuildError::Refused(message) => {
-            let failure =
-                failure::read(&message, &root.kustomization.file, tree, &cwd, &wrapper_dir);
+            let directories = root
+                .directories
+                .iter()
+                .filter_map(|dir| {
+                    let real = if dir.as_os_str().is_empty() {
+                        std::fs::canonicalize(".")
+                    } else {
+                        std::fs::canonicalize(dir)
+                    };
+                    Some((real.ok()?, dir.clone()))
+                })
+                .collect();
+            let places = failure::Places {
+                fallback: &root.kustomization.file,
+                directories,
+                cwd: &cwd,
+                wrapper: &wrapper_dir,
+            };
+            let failure = failure::read(&message, &places, tree);
             (
                 format!(
                     "{} cannot build {}: {}",
@@ -339,18 +356,15 @@ fn unbuildable_finding(root: &discover::Root, reason: &discover::Unbuildable) ->
     )
 }
 
-/// A warning for each checked manifest in a unit's kustomization directory that no unit's
-/// build reads: Argo CD and Flux never apply it.
+/// A warning for each checked manifest that no unit's build reads although the nearest
+/// kustomization above it belongs to a unit: Argo CD and Flux never apply it. Entry points
+/// (Argo CD and Flux objects) are left out: they are applied by hand at bootstrap.
 fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) -> Vec<Finding> {
     let read: BTreeSet<&PathBuf> = roots.iter().flat_map(|root| &root.closure).collect();
-    let kustomization_of: BTreeMap<&Path, &Arc<str>> = roots
+    let kustomization_dirs: BTreeMap<&Path, &Arc<str>> = files
         .iter()
-        .flat_map(|root| {
-            root.closure
-                .iter()
-                .filter(|file| is_kustomization_file(&file.to_string_lossy()))
-                .filter_map(|file| Some((file.parent()?, display_of(files, file)?)))
-        })
+        .filter(|(_, display)| is_kustomization_file(display))
+        .filter_map(|(path, display)| Some((path.parent()?, display)))
         .collect();
     let mut out = Vec::new();
     for (path, display) in files {
@@ -363,18 +377,24 @@ fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) 
         let nearest = path
             .ancestors()
             .skip(1)
-            .find_map(|dir| kustomization_of.get(dir).copied());
-        let Some(kustomization) = nearest else {
+            .find_map(|dir| kustomization_dirs.get_key_value(dir));
+        let Some((dir, kustomization)) = nearest else {
             continue;
         };
+        let in_unit = read.iter().any(|file| {
+            file.parent() == Some(*dir) && is_kustomization_file(&file.to_string_lossy())
+        });
+        if !in_unit || is_entry_point(path) {
+            continue;
+        }
         out.push(
             Finding::new(
                 &rules::NEVER_APPLIED,
-                Location::lines(Arc::clone(display), (1, 1), (1, 1)),
+                Location::lines(Arc::clone(display), (1, 1), (1, 2)),
                 format!("never applied: no kustomization lists this file, and {kustomization} builds this directory"),
             )
             .with_related(Related {
-                location: Location::lines(Arc::clone(kustomization), (1, 1), (1, 1)),
+                location: Location::lines(Arc::clone(kustomization), (1, 1), (1, 2)),
                 message: "the kustomization of this directory".to_owned(),
             })
             .with_help("list it under `resources:` of the kustomization, or move it out of the unit's directory"),
@@ -383,6 +403,11 @@ fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) 
     out
 }
 
-fn display_of<'a>(files: &'a BTreeMap<PathBuf, Arc<str>>, file: &Path) -> Option<&'a Arc<str>> {
-    files.get(file)
+/// Whether a file holds Argo CD or Flux objects (an Application, a Flux Kustomization...).
+fn is_entry_point(path: &Path) -> bool {
+    crate::source::read_file_text(path).is_ok_and(|text| {
+        ["argoproj.io/", "toolkit.fluxcd.io/"]
+            .iter()
+            .any(|group| text.contains(&format!("apiVersion: {group}")))
+    })
 }
