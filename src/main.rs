@@ -65,8 +65,8 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
     })
 }
 
-/// Options of commands that compare or edit files as written: `diff` (its git side has no
-/// working tree to build) and `fix` (its edits go to the files findings point at).
+/// Options of `diff`, which compares files as written (its git side has no working tree to
+/// build units from).
 fn written_options(input: &InputArgs) -> Result<Options, Error> {
     let mut options = options(input, false)?;
     options.units.off = true;
@@ -398,7 +398,7 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
     let mut outcome = kvlint::commands::fix::plan(&kvlint::commands::fix::FixOptions {
-        check: written_options(&args.input)?,
+        check: options(&args.input, false)?,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;

@@ -52,17 +52,29 @@ fn json(path: &Path, configure: impl FnOnce(&mut Options)) -> String {
 #[test]
 fn batch_size_and_deferred_parsing_do_not_change_the_report() {
     for repo in repositories() {
-        // Keeping the sources turns deferred parsing off: every document is parsed at once.
-        let whole = json(&repo, |o| o.keep_sources = true);
-        for batch in [1, 7] {
-            let batched = json(&repo, |o| o.batch_files = Some(batch));
-            assert!(
-                whole == batched,
-                "{}: the report with batches of {batch} files differs",
-                repo.display()
-            );
+        for units_off in [true, false] {
+            let run = |configure: &dyn Fn(&mut Options)| {
+                json(&repo, |o| {
+                    o.units.off = units_off;
+                    configure(o);
+                })
+            };
+            // Keeping the sources turns deferred parsing off: every document is parsed at once.
+            let whole = run(&|o| o.keep_sources = true);
+            // Each run builds the units again: with units, one batch size is enough.
+            let sizes: &[usize] = if units_off { &[1, 7] } else { &[1] };
+            for &batch in sizes {
+                let batched = run(&|o| o.batch_files = Some(batch));
+                assert!(
+                    whole == batched,
+                    "{}: the report with batches of {batch} files differs (units off: {units_off})",
+                    repo.display()
+                );
+            }
+            if units_off {
+                assert!(whole == run(&|_| {}), "{}", repo.display());
+            }
         }
-        assert!(whole == json(&repo, |_| {}), "{}", repo.display());
     }
 }
 

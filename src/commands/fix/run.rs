@@ -391,6 +391,9 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     check_options.config = ConfigChoice::Loaded(Arc::new(config));
     check_options.keep_sources = true;
     check_options.with_fixes = true;
+    // Fixes edit the files as written (a fix in a base shared by several rendered units is
+    // not decided yet), so they are found by checking the files as written.
+    check_options.units.off = true;
     // Listed once, by the walk `check` uses: the re-checks see the same files under the same
     // names, in the same order.
     let inputs = check::inputs(&check_options)?;
