@@ -277,11 +277,12 @@ fn runs(outer: &OuterText<'_>, span: Span, content: &str) -> Option<Vec<Run>> {
     if outer.bare_cr {
         return None;
     }
+    let column = span.start.column.checked_sub(1)?;
     let first = outer.line(span.start.line)?;
-    if first.index.checked_add(span.start.column - 1)? != span.start.index {
+    if first.index.checked_add(column)? != span.start.index {
         return None;
     }
-    let at_start = first.rest_from(span.start.column - 1);
+    let at_start = first.rest_from(column);
     // A block scalar's span starts at its tag or anchor on the header line, else at its first
     // content character, after the header line and any empty lines.
     let header = if at_start.starts_with(['!', '&']) {
@@ -338,7 +339,7 @@ fn block_indicator(header: &str) -> Option<bool> {
 fn single_line_runs(line: &Line<'_>, span: Span, content: &str) -> Option<Vec<Run>> {
     let width = span.end.column.checked_sub(span.start.column)? as usize;
     let text: String = line
-        .rest_from(span.start.column - 1)
+        .rest_from(span.start.column.saturating_sub(1))
         .chars()
         .take(width)
         .collect();
@@ -368,7 +369,7 @@ fn single_line_runs(line: &Line<'_>, span: Span, content: &str) -> Option<Vec<Ru
 /// parser's value (so an unusual scalar falls back instead of pointing at wrong characters).
 fn block_runs(body: &[Line<'_>], folded: bool, span: Span, content: &str) -> Option<Vec<Run>> {
     let indent = indentation(body, content)?;
-    let mut value = String::new();
+    let mut value = Rebuilt::default();
     let mut runs = Vec::new();
     let mut previous_text: Option<bool> = None;
     let mut empties: Vec<&Line<'_>> = Vec::new();
@@ -385,32 +386,46 @@ fn block_runs(body: &[Line<'_>], folded: bool, span: Span, content: &str) -> Opt
         let is_text = !rest.starts_with([' ', '\t']);
         let folds = folded && is_text && previous_text == Some(true);
         match previous_text {
-            Some(_) if folds && empties.is_empty() => value.push(' '),
+            Some(_) if folds && empties.is_empty() => value.push(" "),
             Some(_) if folds => {}
-            Some(_) => value.push('\n'),
+            Some(_) => value.push("\n"),
             None => {}
         }
         for empty in empties.drain(..) {
             runs.push(Run {
-                value_start: count(&value),
+                value_start: value.chars,
                 len: 0,
                 at: empty.at(empty.chars()),
             });
-            value.push('\n');
+            value.push("\n");
         }
         runs.push(Run {
-            value_start: count(&value),
+            value_start: value.chars,
             len: count(rest),
             at: line.at(indent),
         });
-        value.push_str(rest);
+        value.push(rest);
         previous_text = Some(is_text);
     }
-    let tail = content.strip_prefix(value.as_str())?;
+    let tail = content.strip_prefix(value.text.as_str())?;
     if !tail.chars().all(|c| c == '\n') || span.end.line != body.last()?.number {
         return None;
     }
     Some(runs)
+}
+
+/// A block scalar's value as rebuilt so far, with its length in characters.
+#[derive(Default)]
+struct Rebuilt {
+    text: String,
+    chars: u32,
+}
+
+impl Rebuilt {
+    fn push(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.chars = self.chars.saturating_add(count(text));
+    }
 }
 
 /// The block's indentation: the first non-blank line's leading spaces less those the value
@@ -427,6 +442,8 @@ fn indentation(body: &[Line<'_>], content: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     fn root(text: &str) -> Node {
@@ -687,6 +704,59 @@ patches:
         let items = items.as_seq().unwrap();
         assert_eq!(items[0].as_str(), Some("a b"));
         assert_eq!(start(&items[1]), (4, 5, 25));
+    }
+
+    #[test]
+    fn a_span_that_is_not_in_the_text_falls_back_without_panicking() {
+        let outer = "patch: |\n  a: 1\n";
+        let text = Node {
+            value: Value::Str("a: 1\n".to_owned()),
+            span: Span::default(),
+        };
+        let embedded = parse_embedded(outer, &text, Limits::default()).unwrap();
+        assert_eq!(embedded.placement, Placement::Scalar);
+        for line in 0..5 {
+            for column in 0..12 {
+                for index in [0, 3, 9, 11, 40, u32::MAX] {
+                    let pos = Pos {
+                        line,
+                        column,
+                        index,
+                    };
+                    let text = Node {
+                        value: Value::Str("a: 1\n".to_owned()),
+                        span: Span {
+                            start: pos,
+                            end: Pos {
+                                line: line.saturating_add(1),
+                                ..pos
+                            },
+                        },
+                    };
+                    let embedded = parse_embedded(outer, &text, Limits::default()).unwrap();
+                    assert_eq!(embedded.documents.len(), 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_block_maps_in_linear_time() {
+        let lines = 100_000;
+        let outer = (0..lines).fold(String::from("patch: |\n"), |mut outer, i| {
+            let _ = writeln!(outer, "  - k{i}");
+            outer
+        });
+        let started = std::time::Instant::now();
+        let embedded = parse_at(&outer, "patch");
+        assert_eq!(embedded.placement, Placement::Exact);
+        let root = &embedded.documents[0].as_ref().unwrap().root;
+        let last = root.as_seq().unwrap().last().unwrap();
+        let line = u32::try_from(lines).unwrap() + 1;
+        assert_eq!((last.span.start.line, last.span.start.column), (line, 5));
+        assert_eq!(char_at(&outer, start(last)), 'k');
+        // Rebuilding the value by counting it again at every line took minutes here.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]
