@@ -596,3 +596,73 @@ fn pointers_unescape_and_paths_resolve_lexically() {
     assert_eq!(split_image("host:5000/app"), ("host:5000/app", None));
     assert_eq!(split_image("app@sha256:ab"), ("app", Some("sha256:ab")));
 }
+
+#[test]
+fn malformed_kustomizations_and_objects_attribute_nothing_and_never_panic() {
+    let kustomization = "\
+patchesStrategicMerge: [{a: 1}, 3, no-such-file.yaml, \"kind: [\\n\"]
+patchesJson6902:
+  - {target: 3, path: x}
+  - target: {kind: VirtualMachine}
+    patch: \"- op: add\\n  path: ~bad\\n  value: 1\"
+  - target: {kind: VirtualMachine}
+    patch: '[{op: add, path: /spec/~2, value: 1}, {op: 3}, 7, {op: add, path: [1]}]'
+patches:
+  - path: [1]
+  - patch: 5
+  - {patch: x, path: y}
+  - target: {kind: VirtualMachine, name: '(web'}
+    patch: \"- 1\\n- 2\"
+  - patch: \"[]\"
+namePrefix: [x]
+nameSuffix: ''
+namespace: {a: b}
+commonLabels: [1]
+commonAnnotations: x
+labels: [{pairs: 3}, 4]
+images: [{name: app}, 5]
+";
+    let root = documents(kustomization).remove(0);
+    let file: Arc<str> = Arc::from("k/kustomization.yaml");
+    let layer = Layer {
+        file: &file,
+        text: kustomization,
+        root: &root,
+    };
+    let objects = [
+        "kind: VirtualMachine\nmetadata: {name: web}\nspec: {a: [1, {name: x}]}\n",
+        "[1, 2]\n",
+        "plain\n",
+        "kind: [VirtualMachine]\nmetadata: [web]\n",
+    ];
+    let paths = [
+        "",
+        "metadata.name",
+        "metadata.namespace",
+        "metadata.labels.x",
+        "metadata.annotations.x",
+        "spec.a[1].name",
+        "spec.a[7]",
+        "spec[0]",
+        "spec.containers[0].image",
+    ];
+    for object in objects {
+        let rendered = documents(object).remove(0).to_json();
+        for original_name in [None, Some("web")] {
+            let subject = Subject {
+                rendered: &rendered,
+                original_name,
+                original_namespace: Some("ns"),
+            };
+            for path in paths {
+                let found = attribute(
+                    &subject,
+                    &FieldPath::parse(path),
+                    &[layer, layer],
+                    &read_patch,
+                );
+                assert_eq!(found, None, "{path} of {object}");
+            }
+        }
+    }
+}
