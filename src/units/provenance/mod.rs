@@ -7,6 +7,7 @@
 //! is what makes loose selector matching safe and lets a later writer hide an earlier one.
 //! Nothing here reads a file: patch files come through the caller's reader.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use serde_json::Value as Json;
@@ -254,7 +255,7 @@ impl Search<'_, '_> {
     /// Kustomize's order (`configureBuiltinTransformers`): patchesStrategicMerge, patches,
     /// namespace, prefix, suffix, labels, annotations, patchesJson6902, replicas, images.
     fn layer(&self, layer: &Layer<'_>) -> Option<Attribution> {
-        let outer = OuterText::new(layer.text);
+        let outer = LazyOuter::new(layer.text);
         let found = self
             .images(layer)
             .or_else(|| self.patches_json6902(layer, &outer))
@@ -285,6 +286,25 @@ impl Search<'_, '_> {
 
     fn list<'n>(layer: &Layer<'n>, key: &str) -> &'n [Node] {
         layer.root.get(key).and_then(Node::as_seq).unwrap_or(&[])
+    }
+}
+
+/// A kustomization's text, indexed for its inline patches when the first one is read.
+struct LazyOuter<'t> {
+    text: &'t str,
+    outer: OnceCell<OuterText<'t>>,
+}
+
+impl<'t> LazyOuter<'t> {
+    fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            outer: OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &OuterText<'t> {
+        self.outer.get_or_init(|| OuterText::new(self.text))
     }
 }
 

@@ -5,15 +5,15 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::{Found, Layer, Mechanism, PatchFile, Search, entry_span, value_at};
-use crate::yaml::embedded::OuterText;
+use super::{Found, Layer, LazyOuter, Mechanism, PatchFile, Search, entry_span, value_at};
+
 use crate::yaml::{FieldPath, Limits, Node, Segment, Span, Value};
 
 impl Search<'_, '_> {
     pub(super) fn patches_strategic_merge(
         &self,
         layer: &Layer<'_>,
-        outer: &OuterText<'_>,
+        outer: &LazyOuter<'_>,
     ) -> Option<Found> {
         Self::list(layer, "patchesStrategicMerge")
             .iter()
@@ -42,7 +42,7 @@ impl Search<'_, '_> {
     /// `patches[]`: each entry is a strategic-merge patch or a JSON 6902 patch, decided as
     /// Kustomize's PatchTransformer does: a list of operations is JSON 6902, documents of
     /// objects are strategic-merge patches.
-    pub(super) fn patches(&self, layer: &Layer<'_>, outer: &OuterText<'_>) -> Option<Found> {
+    pub(super) fn patches(&self, layer: &Layer<'_>, outer: &LazyOuter<'_>) -> Option<Found> {
         Self::list(layer, "patches").iter().rev().find_map(|entry| {
             let (patch, inline) = match (entry.get("patch"), entry.get("path")) {
                 (Some(text), None) => (Self::inline(layer, outer, text)?, true),
@@ -90,7 +90,7 @@ impl Search<'_, '_> {
     pub(super) fn patches_json6902(
         &self,
         layer: &Layer<'_>,
-        outer: &OuterText<'_>,
+        outer: &LazyOuter<'_>,
     ) -> Option<Found> {
         Self::list(layer, "patchesJson6902")
             .iter()
@@ -120,7 +120,7 @@ impl Search<'_, '_> {
     fn load(
         &self,
         layer: &Layer<'_>,
-        outer: &OuterText<'_>,
+        outer: &LazyOuter<'_>,
         item: &Node,
     ) -> Option<(PatchFile, bool)> {
         let text = item.as_str()?;
@@ -130,8 +130,8 @@ impl Search<'_, '_> {
         Some((self.file(layer, text)?, false))
     }
 
-    fn inline(layer: &Layer<'_>, outer: &OuterText<'_>, text: &Node) -> Option<PatchFile> {
-        let embedded = outer.parse(text, Limits::default())?;
+    fn inline(layer: &Layer<'_>, outer: &LazyOuter<'_>, text: &Node) -> Option<PatchFile> {
+        let embedded = outer.get().parse(text, Limits::default())?;
         let documents: Vec<Node> = embedded
             .documents
             .into_iter()

@@ -159,10 +159,13 @@ namespace: eu-web
 labels:
   - pairs:
       tier: backend
+      team: vms
 images:
   - name: app
     newName: registry.example/app
     newTag: v2
+commonLabels:
+  tier: backend
 ",
     ),
 ];
@@ -504,7 +507,7 @@ fn each_mechanism_points_at_the_line_that_wrote_the_value() {
             )),
         },
         Case {
-            name: "labels[].pairs, the outer layer's value",
+            name: "commonLabels, applied after labels[], wins a key both set",
             layers: &[
                 "apps/web/overlays/dev/kustomization.yaml",
                 "clusters/eu/kustomization.yaml",
@@ -512,7 +515,23 @@ fn each_mechanism_points_at_the_line_that_wrote_the_value() {
             rendered: "kind: VirtualMachine\nmetadata: {name: eu-dev-web-a, labels: {tier: backend}}\n",
             original_name: Some("web"),
             path: "metadata.labels.tier",
-            expected: Some(("clusters/eu/kustomization.yaml", 6, 7, Mechanism::Labels)),
+            expected: Some((
+                "clusters/eu/kustomization.yaml",
+                13,
+                3,
+                Mechanism::CommonLabels,
+            )),
+        },
+        Case {
+            name: "labels[].pairs",
+            layers: &[
+                "apps/web/overlays/dev/kustomization.yaml",
+                "clusters/eu/kustomization.yaml",
+            ],
+            rendered: "kind: VirtualMachine\nmetadata: {name: eu-dev-web-a, labels: {team: vms}}\n",
+            original_name: Some("web"),
+            path: "metadata.labels.team",
+            expected: Some(("clusters/eu/kustomization.yaml", 7, 7, Mechanism::Labels)),
         },
         Case {
             name: "the inner layer's label when the outer one does not set it",
@@ -535,7 +554,7 @@ spec: {template: {spec: {containers: [{name: c, image: 'registry.example/app:v2'
 ",
             original_name: Some("app"),
             path: "spec.template.spec.containers[0].image",
-            expected: Some(("clusters/eu/kustomization.yaml", 8, 5, Mechanism::Images)),
+            expected: Some(("clusters/eu/kustomization.yaml", 9, 5, Mechanism::Images)),
         },
     ];
     for case in cases {

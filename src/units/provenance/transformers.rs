@@ -55,16 +55,16 @@ impl Search<'_, '_> {
 
     pub(super) fn labels(&self, layer: &Layer<'_>) -> Option<Found> {
         let key = self.metadata_key("labels")?;
-        // LabelTransformer runs once for `commonLabels` and `labels` together; `labels` wins
-        // a key both set.
-        Self::list(layer, "labels")
-            .iter()
-            .rev()
-            .find_map(|labels| self.pair(labels.get("pairs"), key))
-            .map(|span| Self::in_layer(layer, span, Mechanism::Labels))
+        // Kustomize runs one LabelTransformer per `labels` entry, in order, then one for
+        // `commonLabels`: the last of them that sets the key wrote it.
+        self.pair(layer.root.get("commonLabels"), key)
+            .map(|span| Self::in_layer(layer, span, Mechanism::CommonLabels))
             .or_else(|| {
-                self.pair(layer.root.get("commonLabels"), key)
-                    .map(|span| Self::in_layer(layer, span, Mechanism::CommonLabels))
+                Self::list(layer, "labels")
+                    .iter()
+                    .rev()
+                    .find_map(|labels| self.pair(labels.get("pairs"), key))
+                    .map(|span| Self::in_layer(layer, span, Mechanism::Labels))
             })
     }
 
