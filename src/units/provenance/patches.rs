@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::{Found, Layer, LazyOuter, Mechanism, PatchFile, Search, entry_span, value_at};
-
 use crate::yaml::{FieldPath, Limits, Node, Segment, Span, Value};
 
 impl Search<'_, '_> {
