@@ -83,9 +83,14 @@ fn rendered_identities_units_and_positions() {
             .collect::<Vec<_>>()
     };
     // The dev overlay's prefix and namespace name the VM; its instance type comes from the
-    // overlay's patch.
-    let typo = find("KV1006", "apps/web/base/vm.yaml");
+    // overlay's inline JSON 6902 patch, where the finding points.
+    let typo = find("KV1006", "apps/web/overlays/dev/kustomization.yaml");
     assert_eq!(typo.len(), 1, "{typo:#?}");
+    assert_eq!(
+        (typo[0]["line"].as_u64(), typo[0]["column"].as_u64()),
+        (Some(14), Some(9)),
+        "the `value:` of the patch operation"
+    );
     assert_eq!(typo[0]["object"]["name"], "dev-web");
     assert_eq!(typo[0]["object"]["namespace"], "web-dev");
     assert_eq!(typo[0]["unit"]["kind"], "kustomize");
@@ -114,8 +119,17 @@ fn rendered_identities_units_and_positions() {
         })
         .collect();
     assert_eq!(instances, [("web-dev", "dev-web"), ("web-prod", "web")]);
-    // The prod patch set a cluster instance type that exists: no finding about it.
+    // The prod patch set a cluster instance type that exists: no finding about it. Its
+    // strategic-merge patch also sets memory the instance type sets: the conflict is at the
+    // patch's line.
     assert!(find("KV1006", "apps/web/overlays/prod/size.yaml").is_empty());
+    let conflict = find("KV1001", "apps/web/overlays/prod/size.yaml");
+    assert_eq!(conflict.len(), 1, "{conflict:#?}");
+    assert_eq!(conflict[0]["object"]["name"], "web");
+    assert_eq!(
+        (conflict[0]["line"].as_u64(), conflict[0]["column"].as_u64()),
+        (Some(12), Some(11))
+    );
     // A missing resource: an error at its `resources:` entry, with Kustomize's message; the
     // unit's files are checked as written.
     let broken = find("KV0020", "apps/broken/kustomization.yaml");

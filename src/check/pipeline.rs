@@ -240,9 +240,9 @@ impl IndexPass {
 
 /// Findings about an object rendered in a unit name that unit.
 fn in_unit(object: &Object, mut findings: Vec<Finding>) -> Vec<Finding> {
-    if let Some(unit) = &object.rendered_in {
+    if let Some(rendered) = &object.rendered_in {
         for finding in &mut findings {
-            finding.unit = Some(Arc::clone(unit));
+            finding.unit = Some(Arc::clone(&rendered.unit));
         }
     }
     findings

@@ -39,7 +39,21 @@ pub struct Object {
     pub origin: Option<Arc<OriginSource>>,
     /// The unit the object was rendered in (`kustomize build` run by kvlint): its spans are
     /// positions in `file`, the file the object came from.
-    pub rendered_in: Option<Arc<crate::diag::UnitRef>>,
+    pub rendered_in: Option<Arc<RenderedIn>>,
+}
+
+/// Where a rendered object comes from.
+#[derive(Debug)]
+pub struct RenderedIn {
+    pub unit: Arc<crate::diag::UnitRef>,
+    /// Finds the patch or transformer line that wrote a field, when an overlay did.
+    pub attribution: Option<Box<dyn Attribute>>,
+}
+
+/// Which line of another file (a patch, a kustomization) produced a field of a rendered
+/// object.
+pub trait Attribute: std::fmt::Debug + Send + Sync {
+    fn location(&self, path: &FieldPath) -> Option<Location>;
 }
 
 /// An object as written in its original source file.
@@ -69,6 +83,14 @@ impl Object {
     /// Location of the field at `path`, or of its nearest existing parent. For `kustomize
     /// build` output, a field that exists in the original file is located there.
     pub fn field_location(&self, path: &FieldPath) -> Location {
+        if let Some(found) = self
+            .rendered_in
+            .as_ref()
+            .and_then(|rendered| rendered.attribution.as_ref())
+            .and_then(|attribution| attribution.location(path))
+        {
+            return found;
+        }
         if let Some(origin) = &self.origin {
             let (span, exact) = origin.node.lookup_entry_span(path);
             if exact {

@@ -7,6 +7,7 @@
 mod discover;
 mod failure;
 mod kustomization;
+pub(crate) mod provenance;
 mod rendered;
 mod tool;
 mod wrapper;

@@ -2,18 +2,19 @@
 //! origin annotation names the file it came from, and every node takes its position from the
 //! same field in that file (or from its nearest parent there, for a field the build added).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::discover::Root;
+use super::provenance::{self, Layer, PatchFile, Subject};
 use super::wrapper::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
 use crate::diag::{Finding, Location, UnitRef};
-use crate::k8s::normalise_path;
+use crate::k8s::{Attribute, RenderedIn, normalise_path};
 use crate::load::Loaded;
 use crate::rules;
 use crate::suppress::inline::Suppression;
-use crate::yaml::{self, Limits, Mapping, Node, Span, Value};
+use crate::yaml::{self, FieldPath, Limits, Mapping, Node, Span, Value};
 
 /// One unit's build, as its output is read.
 pub(crate) struct UnitBuild<'a> {
@@ -30,8 +31,10 @@ pub(crate) struct OriginParts {
     pub findings: Vec<Finding>,
 }
 
+#[derive(Debug)]
 struct OriginFile {
     display: Arc<str>,
+    text: Arc<str>,
     documents: Vec<Node>,
 }
 
@@ -92,11 +95,13 @@ impl Origins {
                 self.suppressions.extend(suppressions);
                 self.findings.extend(problems);
             }
+            let text: Arc<str> = Arc::from(text);
             if self.keep_sources {
-                self.sources.push((Arc::clone(&display), Arc::from(text)));
+                self.sources.push((Arc::clone(&display), Arc::clone(&text)));
             }
             Arc::new(OriginFile {
                 display: Arc::clone(&display),
+                text,
                 documents,
             })
         });
@@ -124,6 +129,10 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
     let keep = &build.root.kustomization.build_metadata;
     let keep_origin = keep.iter().any(|m| m == "originAnnotations");
     let keep_transformations = keep.iter().any(|m| m == "transformerAnnotations");
+    let patches = Arc::new(PatchFiles {
+        allowed: build.root.closure.clone(),
+        read: Mutex::new(HashMap::new()),
+    });
     let mut loaded = Loaded::default();
     for doc in yaml::parse_stream(output, Limits::default()) {
         let mut node = match doc {
@@ -144,6 +153,10 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
             continue;
         }
         let origin = origin_of(&node);
+        let layers: Vec<Arc<OriginFile>> = configured_in(&node)
+            .iter()
+            .filter_map(|path| origins.file(&normalise_path(&wrapper.join(path))))
+            .collect();
         strip_annotations(&mut node, !keep_origin, !keep_transformations);
         let source = origin.as_ref().and_then(|origin| {
             let path = origin.path.as_deref().or(origin.configured_in.as_deref())?;
@@ -152,10 +165,22 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 .file(&real)
                 .map(|file| (file, origin.path.is_some()))
         });
+        let mut written_json = None;
+        let mut written_identity = (None, None);
+        let rendered_json = (!layers.is_empty()).then(|| node.to_json());
         let file = match &source {
             Some((file, true)) => {
                 match matching_document(&file.documents, &node) {
-                    Some(written) => remap(&mut node, Some(written), written.span),
+                    Some(written) => {
+                        if rendered_json.is_some() {
+                            written_json = Some(written.to_json());
+                            written_identity = (
+                                metadata_text(written, "name"),
+                                metadata_text(written, "namespace"),
+                            );
+                        }
+                        remap(&mut node, Some(written), written.span);
+                    }
                     None => remap(&mut node, None, Span::default()),
                 }
                 Arc::clone(&file.display)
@@ -174,8 +199,23 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         let (objects, findings) =
             crate::load::rendered_objects(&file, &unit_path, build.default_namespace, node);
         loaded.findings.extend(findings);
+        let attribution = rendered_json.map(|rendered| {
+            Arc::new(Attributor {
+                rendered,
+                written: written_json,
+                original_name: written_identity.0,
+                original_namespace: written_identity.1,
+                layers: layers.clone(),
+                patches: Arc::clone(&patches),
+            })
+        });
         for mut object in objects {
-            object.rendered_in = Some(Arc::clone(build.unit));
+            object.rendered_in = Some(Arc::new(RenderedIn {
+                unit: Arc::clone(build.unit),
+                attribution: attribution
+                    .as_ref()
+                    .map(|a| Box::new(Shared(Arc::clone(a))) as Box<dyn Attribute>),
+            }));
             loaded.objects.push(object);
         }
     }
@@ -311,6 +351,161 @@ fn remap(node: &mut Node, written: Option<&Node>, anchor: Span) {
             }
         }
         _ => {}
+    }
+}
+
+fn metadata_text(node: &Node, key: &str) -> Option<String> {
+    node.get("metadata")?.get(key)?.as_str().map(str::to_owned)
+}
+
+/// The kustomization files whose transformers ran over the object, innermost first, as the
+/// transformations annotation lists them (relative to the wrapper).
+fn configured_in(node: &Node) -> Vec<String> {
+    let Some(text) = annotations(node)
+        .and_then(|a| a.get(TRANSFORMATIONS_ANNOTATION))
+        .and_then(Node::as_str)
+    else {
+        return Vec::new();
+    };
+    let Some(Ok(doc)) = yaml::parse_stream(text, Limits::default())
+        .into_iter()
+        .next()
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for step in doc.root.as_seq().unwrap_or(&[]) {
+        if let Some(path) = step.get("configuredIn").and_then(Node::as_str)
+            && !out.iter().any(|seen| seen == path)
+        {
+            out.push(path.to_owned());
+        }
+    }
+    out
+}
+
+/// The patch files of one unit, read once each, only from the unit's closure.
+#[derive(Debug)]
+struct PatchFiles {
+    allowed: BTreeSet<PathBuf>,
+    read: Mutex<HashMap<String, Option<PatchFile>>>,
+}
+
+impl PatchFiles {
+    fn get(&self, path: &str) -> Option<PatchFile> {
+        let mut read = self
+            .read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        read.entry(path.to_owned())
+            .or_insert_with(|| {
+                let normalised = normalise_path(Path::new(path));
+                if !self.allowed.contains(&normalised) {
+                    return None;
+                }
+                let text = crate::source::read_file_text(&normalised).ok()?;
+                let documents: Vec<Node> = yaml::parse_stream(&text, Limits::default())
+                    .into_iter()
+                    .flatten()
+                    .map(|doc| doc.root)
+                    .collect();
+                Some(PatchFile {
+                    file: crate::source::display_path(&normalised),
+                    documents: Arc::from(documents),
+                })
+            })
+            .clone()
+    }
+}
+
+/// Finds the overlay line that wrote a field of one rendered object.
+#[derive(Debug)]
+struct Attributor {
+    rendered: serde_json::Value,
+    /// The object in the file it came from, to tell the fields an overlay changed.
+    written: Option<serde_json::Value>,
+    original_name: Option<String>,
+    original_namespace: Option<String>,
+    layers: Vec<Arc<OriginFile>>,
+    patches: Arc<PatchFiles>,
+}
+
+/// Fields under a path whose writers are looked for, at most.
+const MAX_LEAVES: usize = 256;
+
+impl Attributor {
+    fn attribute(&self, path: &FieldPath) -> Option<Location> {
+        let subject = Subject {
+            rendered: &self.rendered,
+            original_name: self.original_name.as_deref(),
+            original_namespace: self.original_namespace.as_deref(),
+        };
+        let layers: Vec<Layer<'_>> = self
+            .layers
+            .iter()
+            .filter_map(|file| {
+                Some(Layer {
+                    file: &file.display,
+                    text: &file.text,
+                    root: file.documents.first()?,
+                })
+            })
+            .collect();
+        let read = |path: &str| self.patches.get(path);
+        provenance::attribute(&subject, path, &layers, &read).map(|found| found.location)
+    }
+}
+
+impl Attribute for Attributor {
+    /// The writer of the field itself; for a field that holds others (a finding about
+    /// `spec.instancetype`), the writer of the first field under it that differs from the
+    /// file the object came from.
+    fn location(&self, path: &FieldPath) -> Option<Location> {
+        if let Some(found) = self.attribute(path) {
+            return Some(found);
+        }
+        let pointer = crate::yaml::json_pointer(path);
+        let rendered = self.rendered.pointer(&pointer)?;
+        let written = self.written.as_ref().and_then(|w| w.pointer(&pointer));
+        let mut leaves = Vec::new();
+        changed_leaves(rendered, written, path, &mut leaves);
+        leaves.iter().find_map(|leaf| self.attribute(leaf))
+    }
+}
+
+/// The scalar fields under `rendered` whose value differs from `written`'s.
+fn changed_leaves(
+    rendered: &serde_json::Value,
+    written: Option<&serde_json::Value>,
+    path: &FieldPath,
+    out: &mut Vec<FieldPath>,
+) {
+    use serde_json::Value as Json;
+    if out.len() >= MAX_LEAVES || written == Some(rendered) {
+        return;
+    }
+    match rendered {
+        Json::Object(map) => {
+            for (key, value) in map {
+                changed_leaves(value, written.and_then(|w| w.get(key)), &path.key(key), out);
+            }
+        }
+        Json::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                changed_leaves(item, written.and_then(|w| w.get(i)), &path.index(i), out);
+            }
+        }
+        _ => out.push(path.clone()),
+    }
+}
+
+/// One attributor shared by the objects of a document (a `List` gives several).
+#[derive(Debug)]
+struct Shared(Arc<Attributor>);
+
+impl Attribute for Shared {
+    fn location(&self, path: &FieldPath) -> Option<Location> {
+        self.0.location(path)
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod build;
 pub mod edit;
+pub mod embedded;
 pub mod emit;
 mod fast;
 mod flow_top;
