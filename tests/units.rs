@@ -119,16 +119,16 @@ fn rendered_identities_units_and_positions() {
         })
         .collect();
     assert_eq!(instances, [("web-dev", "dev-web"), ("web-prod", "web")]);
-    // The prod patch set a cluster instance type that exists: no finding about it. Its
-    // strategic-merge patch also sets memory the instance type sets: the conflict is at the
-    // patch's line.
-    assert!(find("KV1006", "apps/web/overlays/prod/size.yaml").is_empty());
-    let conflict = find("KV1001", "apps/web/overlays/prod/size.yaml");
-    assert_eq!(conflict.len(), 1, "{conflict:#?}");
-    assert_eq!(conflict[0]["object"]["name"], "web");
+    // The prod overlay's strategic-merge patch names an instance type that does not exist:
+    // the finding is at the patch's line.
+    let huge = find("KV1006", "apps/web/overlays/prod/size.yaml");
+    assert_eq!(huge.len(), 1, "{huge:#?}");
+    assert_eq!(huge[0]["object"]["name"], "web");
+    assert_eq!(huge[0]["object"]["namespace"], "web-prod");
     assert_eq!(
-        (conflict[0]["line"].as_u64(), conflict[0]["column"].as_u64()),
-        (Some(12), Some(11))
+        (huge[0]["line"].as_u64(), huge[0]["column"].as_u64()),
+        (Some(6), Some(3)),
+        "the `instancetype:` the patch writes"
     );
     // A missing resource: an error at its `resources:` entry, with Kustomize's message; the
     // unit's files are checked as written.
