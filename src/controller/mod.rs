@@ -4,10 +4,12 @@
 //! server-side dry run does not show them; they appear once the controller has seen the VM.
 //!
 //! Beside it, what else the cluster stores differently from Git: `drift`, the mutating
-//! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed.
+//! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed;
+//! and `liveupdate`, what the controller applies to a running VM whose template changed.
 
 pub mod committed_runtime;
 pub mod drift;
+pub(crate) mod liveupdate;
 
 use serde_json::Value;
 
