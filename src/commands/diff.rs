@@ -44,6 +44,7 @@ use serde_json::{Map, Value};
 use crate::check::vm::Rendered;
 use crate::check::{Options, Report};
 use crate::cluster::profile::KubeVirtVersion;
+use crate::controller::liveupdate::memory::{Unsupported, validate_live_update_memory};
 use crate::diag::{Category, Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::k8s::Object;
@@ -1690,55 +1691,64 @@ fn disks_live(last: &Value, current: &Value) -> bool {
     })
 }
 
-/// Why memory hotplug is off for a VM started from `template` (KubeVirt's
-/// `ValidateLiveUpdateMemory` on the defaulted VMI), else its `maxGuest` in bytes and where that
-/// comes from.
-fn memory_hotplug(template: &Value, settings: &ClusterSettings) -> Result<(i64, String), String> {
+/// The architecture of a rendered template (`amd64` when it sets none).
+fn architecture_of(template: &Value) -> String {
+    text_at(template, &["architecture"]).unwrap_or_else(|| "amd64".to_owned())
+}
+
+/// Why memory hotplug is off, in the words of the diff.
+fn hotplug_off_reason(unsupported: Unsupported, architecture: &str) -> String {
+    match unsupported {
+        Unsupported::Realtime => "realtime VMs".to_owned(),
+        Unsupported::GuestMappingPassthrough => "guest mapping passthrough".to_owned(),
+        Unsupported::LaunchSecurity => "encrypted VMs (launchSecurity)".to_owned(),
+        Unsupported::NoGuestMemory => "no guest memory is set".to_owned(),
+        Unsupported::NoMaxGuest => "no maxGuest".to_owned(),
+        Unsupported::GuestAboveMaxGuest => "guest memory above maxGuest".to_owned(),
+        Unsupported::GuestNotAligned { alignment }
+        | Unsupported::MaxGuestNotAligned { alignment } => format!(
+            "guest memory or maxGuest not aligned to {}",
+            bytes_text(alignment)
+        ),
+        Unsupported::Architecture { .. } => format!("architecture {architecture}"),
+        Unsupported::BelowMinimumGuest => "less than 1Gi of guest memory".to_owned(),
+    }
+}
+
+/// KubeVirt's `setupMemoryHotplug` for a VMI started from `template`: its `maxGuest` and where
+/// that comes from, else why memory hotplug is off. From v1.6 no hotplug is set up for arm64
+/// VMIs; from v1.3 a computed `maxGuest` is set only when `ValidateLiveUpdateMemory` accepts it.
+fn memory_hotplug(
+    template: &Value,
+    settings: &ClusterSettings,
+    version: KubeVirtVersion,
+) -> Result<(Quantity, String), String> {
     let domain = template.get("domain").unwrap_or(&Value::Null);
     let guest = quantity(at(domain, &["memory", "guest"]))
         .ok_or_else(|| "no guest memory is set".to_owned())?;
     if let Some(explicit) = quantity(at(domain, &["memory", "maxGuest"])) {
-        return Ok((explicit.value(), EXPLICIT_LIMIT.to_owned()));
+        return Ok((explicit, EXPLICIT_LIMIT.to_owned()));
+    }
+    let architecture = architecture_of(template);
+    if version.at_least(1, 6) && architecture == "arm64" {
+        return Err(format!("architecture {architecture}"));
     }
     let (max_guest, source) =
         if let Some(Ok(max)) = settings.max_guest.as_deref().map(Quantity::parse) {
-            (max.value(), "the cluster's maxGuest".to_owned())
+            (max, "the cluster's maxGuest".to_owned())
         } else {
             let ratio = settings.ratio();
+            let bytes = guest
+                .value()
+                .saturating_mul(i64::try_from(ratio).unwrap_or(4));
             (
-                guest
-                    .value()
-                    .saturating_mul(i64::try_from(ratio).unwrap_or(4)),
+                Quantity::from_i64(bytes, Format::BinarySI),
                 format!("{ratio} × the base guest memory"),
             )
         };
-    if at(domain, &["cpu", "realtime"]).is_some() {
-        return Err("realtime VMs".to_owned());
-    }
-    if at(domain, &["cpu", "numa", "guestMappingPassthrough"]).is_some() {
-        return Err("guest mapping passthrough".to_owned());
-    }
-    if at(domain, &["launchSecurity"]).is_some() {
-        return Err("encrypted VMs (launchSecurity)".to_owned());
-    }
-    let alignment: i64 =
-        if text_at(domain, &["memory", "hugepages", "pageSize"]).as_deref() == Some("1Gi") {
-            1 << 30
-        } else {
-            2 << 20
-        };
-    if guest.value() % alignment != 0 || max_guest % alignment != 0 {
-        return Err(format!(
-            "guest memory or maxGuest not aligned to {}",
-            bytes_text(alignment)
-        ));
-    }
-    let architecture = text_at(template, &["architecture"]).unwrap_or_else(|| "amd64".to_owned());
-    if architecture != "amd64" && architecture != "arm64" {
-        return Err(format!("architecture {architecture}"));
-    }
-    if guest.value() < 1 << 30 {
-        return Err("less than 1Gi of guest memory".to_owned());
+    if version.at_least(1, 3) {
+        validate_live_update_memory(template, &architecture, Some(&max_guest), version)
+            .map_err(|unsupported| hotplug_off_reason(unsupported, &architecture))?;
     }
     Ok((max_guest, source))
 }
@@ -1776,6 +1786,7 @@ fn template_effect(
     rollout: Rollout,
     settings: &ClusterSettings,
     volume_migration: bool,
+    version: KubeVirtVersion,
 ) -> Option<Effect> {
     let (base, head) = (without_empty(last), without_empty(current));
     if base == head {
@@ -1865,28 +1876,47 @@ fn template_effect(
             bytes_text(bg.value()),
             bytes_text(hg.value())
         );
-        match memory_hotplug(&base, settings) {
+        match memory_hotplug(&base, settings, version) {
             Err(reason) => refuse(
                 &mut refused,
                 format!("needs a restart (memory hotplug is not available for {reason})"),
                 detail,
             ),
-            Ok(_) if hg.value() < bg.value() => refuse(
-                &mut refused,
-                restart_message(
-                    "memory updated in template spec to a value lower than what the VM started with",
-                ),
-                detail,
-            ),
-            Ok((max, source)) if hg.value() > max => refuse(
-                &mut refused,
-                restart_message(
-                    "memory updated in template spec to a value higher than what's available",
-                ),
-                format!("{detail}; maxGuest {} ({source})", bytes_text(max)),
-            ),
             Ok((max, source)) => {
-                live.push(format!("{detail}; maxGuest {} ({source})", bytes_text(max)));
+                let limited = format!("{detail}; maxGuest {} ({source})", bytes_text(max.value()));
+                // `handleMemoryHotplugRequest` asks `ValidateLiveUpdateMemory` about the new
+                // template (from v1.3) before comparing it with the boot size and `maxGuest`.
+                let unsupported = if version.at_least(1, 3) {
+                    validate_live_update_memory(&head, &architecture_of(&head), Some(&max), version)
+                        .err()
+                } else {
+                    None
+                };
+                if let Some(unsupported) = unsupported {
+                    refuse(
+                        &mut refused,
+                        restart_message(&format!("memory hotplug not supported, {unsupported}")),
+                        limited,
+                    );
+                } else if hg.value() < bg.value() {
+                    refuse(
+                        &mut refused,
+                        restart_message(
+                            "memory updated in template spec to a value lower than what the VM started with",
+                        ),
+                        detail,
+                    );
+                } else if hg.value() > max.value() {
+                    refuse(
+                        &mut refused,
+                        restart_message(
+                            "memory updated in template spec to a value higher than what's available",
+                        ),
+                        limited,
+                    );
+                } else {
+                    live.push(limited);
+                }
             }
         }
     }
@@ -2236,7 +2266,14 @@ fn vm_effect(
         .and_then(|s| s.get("updateVolumesStrategy"))
         .and_then(Value::as_str)
         == Some("Migration");
-    let effect = template_effect(&last, &current, ctx.rollout, ctx.settings, migration);
+    let effect = template_effect(
+        &last,
+        &current,
+        ctx.rollout,
+        ctx.settings,
+        migration,
+        ctx.version,
+    );
     let mut effect = match effect {
         Some(_) if base.is_stopped() => Effect::new(
             EffectKind::AppliedAtStart,
@@ -3250,7 +3287,8 @@ mod tests {
             "{effect:?}"
         );
 
-        // An explicit maxGuest is the limit.
+        // An explicit maxGuest is the limit: the controller's `ValidateLiveUpdateMemory` of the
+        // new template refuses more.
         let capped = with(
             vm("web", 1, "4Gi"),
             "/spec/template/spec/domain/memory/maxGuest",
@@ -3269,9 +3307,9 @@ mod tests {
             Vec::new(),
         );
         let effect = &effect_of(&base, &head);
-        assert!(
-            effect.message.contains("higher than what's available"),
-            "{effect:?}"
+        assert_eq!(
+            effect.message,
+            "needs a restart (RestartRequired: memory hotplug not supported, Guest memory is greater than the configured maxGuest memory)",
         );
 
         // Memory hotplug is off below 1Gi.
