@@ -5,11 +5,13 @@
 //!
 //! Beside it, what else the cluster stores differently from Git: `drift`, the mutating
 //! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed;
-//! and `liveupdate`, what the controller applies to a running VM whose template changed.
+//! and what the controller applies to a running VM whose template changed: `vm`, with
+//! `liveupdate` (the cluster's settings, the hotplug limits, memory hotplug's conditions).
 
 pub mod committed_runtime;
 pub mod drift;
 pub(crate) mod liveupdate;
+pub(crate) mod vm;
 
 use serde_json::Value;
 

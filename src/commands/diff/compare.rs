@@ -9,10 +9,8 @@ use super::changes::{Prefixes, field_changes, field_lines, vm_spec};
 use super::identity::{
     MatcherRef, ObjectKey, ROLES, VmKey, VmMatchers, full_kind, matchers, role_index,
 };
-use super::inputs::{
-    ClusterSettings, Inputs, Revision, Rollout, WrittenMatcher, WrittenVm, comparable,
-};
-use super::live::{template_effect, without_empty};
+use super::inputs::{Inputs, Revision, WrittenMatcher, WrittenVm, comparable};
+use super::live::template_effect;
 use super::model::{
     DiffFinding, Effect, EffectKind, ObjectDiff, ObjectUser, Place, Relation, VmDiff, VmStatus,
 };
@@ -20,6 +18,8 @@ use super::summary::{arrow, matcher_changes, section, summarise, text_at};
 use crate::check::Report;
 use crate::check::vm::Rendered;
 use crate::cluster::profile::KubeVirtVersion;
+use crate::controller::liveupdate::{ClusterSettings, Rollout};
+use crate::controller::vm::{Cluster, without_empty};
 use crate::diag::{Category, Finding, ObjectRef};
 use crate::model::{Matcher, MatcherRole};
 use crate::yaml::emit::to_yaml;
@@ -355,14 +355,12 @@ pub(super) fn vm_effect(
         .and_then(|s| s.get("updateVolumesStrategy"))
         .and_then(Value::as_str)
         == Some("Migration");
-    let effect = template_effect(
-        &last,
-        &current,
-        ctx.rollout,
-        ctx.settings,
-        migration,
-        ctx.version,
-    );
+    let cluster = Cluster {
+        rollout: ctx.rollout,
+        settings: ctx.settings,
+        version: ctx.version,
+    };
+    let effect = template_effect(&last, &current, &cluster, migration);
     let mut effect = match effect {
         Some(_) if base.is_stopped() => Effect::new(
             EffectKind::AppliedAtStart,

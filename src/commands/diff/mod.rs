@@ -49,11 +49,12 @@ use crate::check::Report;
 use crate::cluster::profile::KubeVirtVersion;
 use compare::{Context, object_diffs, only_in, side_vms, vm_diff};
 
+pub use crate::controller::liveupdate::{ClusterSettings, Rollout};
+pub use crate::controller::vm::NON_LIVE_UPDATABLE;
 pub use changes::field_changes;
 pub use identity::{MatcherRef, ObjectKey, VmKey, VmMatchers, matchers};
 pub use inputs::{
-    ClusterSettings, Inputs, Revision, Rollout, SpecObject, WrittenMatcher, WrittenVm, load_inputs,
-    load_inputs_from, relabel,
+    Inputs, Revision, SpecObject, WrittenMatcher, WrittenVm, load_inputs, load_inputs_from, relabel,
 };
 pub use model::{
     Aspect, Change, Counts, Diff, DiffFinding, Effect, EffectKind, FieldChange, ObjectDiff,
@@ -61,14 +62,9 @@ pub use model::{
 };
 pub use output::{json, markdown, text};
 
-/// KubeVirt's `RestartRequired` message for a template difference it cannot apply live.
-pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in the template spec";
 /// The mutating webhook's refusal of a matcher rename that keeps the `revisionName`.
 pub const MATCHER_RENAMED: &str =
     "the Matcher Name has been updated without updating the RevisionName";
-
-/// Where a `maxSockets` or `maxGuest` of the rendered VM comes from.
-const EXPLICIT_LIMIT: &str = "set by the VM or its instance type";
 
 /// Field changes listed under "other" before the rest is counted.
 const OTHER_FIELDS: usize = 8;

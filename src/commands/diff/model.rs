@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::identity::{ObjectKey, VmKey, VmMatchers};
-use super::inputs::{Rollout, renamed};
+use super::inputs::renamed;
+use crate::controller::liveupdate::Rollout;
 use crate::diag::{Category, Finding, ObjectRef, Severity};
 
 /// How a VM differs between the sides.
@@ -86,26 +87,15 @@ impl Effect {
     }
 
     pub(super) fn restart(reason: &str, details: Vec<String>) -> Self {
-        Self::new(EffectKind::RestartRequired, restart_message(reason)).with_details(details)
+        Self::new(
+            EffectKind::RestartRequired,
+            super::live::restart_message(reason),
+        )
+        .with_details(details)
     }
 
     pub(super) fn none() -> Self {
         Self::new(EffectKind::None, "none")
-    }
-}
-
-pub(super) fn restart_message(reason: &str) -> String {
-    format!("needs a restart (RestartRequired: {reason})")
-}
-
-/// Adds a part the running VM cannot take to `refused`: the first one gives the message.
-pub(super) fn refuse(refused: &mut Option<Effect>, message: String, detail: String) {
-    match refused {
-        Some(effect) => effect.details.push(detail),
-        None => {
-            *refused =
-                Some(Effect::new(EffectKind::RestartRequired, message).with_details(vec![detail]));
-        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The semantic summary: one line per part of a VM that changed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
@@ -11,6 +11,7 @@ use super::changes::{
 };
 use super::identity::{MatcherRef, ROLES, VmMatchers};
 use super::model::{Aspect, Change, FieldChange};
+use crate::controller::liveupdate::defaults::Topology;
 use crate::model::MatcherRole;
 
 pub(super) fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
@@ -21,38 +22,6 @@ pub(super) fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
 
 pub(super) fn text_at(value: &Value, path: &[&str]) -> Option<String> {
     at(value, path).map(|v| short(Some(v)))
-}
-
-pub(super) fn count(value: Option<&Value>, default: u64) -> u64 {
-    value.and_then(Value::as_u64).unwrap_or(default)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Topology {
-    pub(super) sockets: u64,
-    pub(super) cores: u64,
-    pub(super) threads: u64,
-}
-
-impl Topology {
-    pub(super) fn of(domain: &Value) -> Self {
-        let cpu = domain.get("cpu");
-        Self {
-            sockets: count(cpu.and_then(|c| c.get("sockets")), 1),
-            cores: count(cpu.and_then(|c| c.get("cores")), 1),
-            threads: count(cpu.and_then(|c| c.get("threads")), 1),
-        }
-    }
-
-    pub(super) fn vcpus(self) -> u64 {
-        self.sockets * self.cores * self.threads
-    }
-}
-
-impl fmt::Display for Topology {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}×{}×{}", self.sockets, self.cores, self.threads)
-    }
 }
 
 pub(super) fn arrow(before: &str, after: &str) -> String {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::inputs::written_matcher;
-use super::live::set_pointer;
 use super::*;
 use crate::check::vm::Rendered;
+use crate::controller::vm::set_pointer;
 use crate::diag::Location;
 use crate::diag::{Finding, ObjectRef, Severity};
 use crate::model::MatcherRole;
