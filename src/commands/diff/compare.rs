@@ -316,36 +316,7 @@ pub(super) fn vm_effect(
         ));
     }
     let (Some(b), Some(h)) = (base.rendered, head.rendered) else {
-        if base_in_cluster {
-            let revisions: Vec<String> = ROLES
-                .iter()
-                .filter_map(|role| match base.written_matcher(*role)?.revision {
-                    Revision::Named(name) => {
-                        Some(format!("{name} (spec.{}.revisionName)", role.field()))
-                    }
-                    _ => None,
-                })
-                .collect();
-            let mut effect = Effect::new(
-                EffectKind::Undetermined,
-                "accepted; what the running VM gets is not known: the base revision uses a ControllerRevision that only the cluster holds",
-            );
-            if !revisions.is_empty() {
-                effect.details.push(format!(
-                    "ControllerRevision {} is not in the repository; the running VM was built from it",
-                    revisions.join(", ")
-                ));
-            }
-            return effect;
-        }
-        if base.rendered.is_none() {
-            notes.push("the base revision could not be rendered".to_owned());
-            return Effect::new(
-                EffectKind::AppliedAtStart,
-                "applied: the base revision of this VM could not start, this one can",
-            );
-        }
-        return Effect::new(EffectKind::CannotStart, "cannot be rendered");
+        return unrendered_effect(base, base_in_cluster, notes);
     };
     let prefixes = Prefixes::for_kind(&head.kind);
     let last = section(&b.value, &prefixes.template);
@@ -393,6 +364,40 @@ pub(super) fn vm_effect(
         ));
     }
     effect
+}
+
+/// What KubeVirt does with a changed VM when a side could not be rendered.
+fn unrendered_effect(base: &SideVm<'_>, base_in_cluster: bool, notes: &mut Vec<String>) -> Effect {
+    if base_in_cluster {
+        let revisions: Vec<String> = ROLES
+            .iter()
+            .filter_map(|role| match base.written_matcher(*role)?.revision {
+                Revision::Named(name) => {
+                    Some(format!("{name} (spec.{}.revisionName)", role.field()))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut effect = Effect::new(
+            EffectKind::Undetermined,
+            "accepted; what the running VM gets is not known: the base revision uses a ControllerRevision that only the cluster holds",
+        );
+        if !revisions.is_empty() {
+            effect.details.push(format!(
+                "ControllerRevision {} is not in the repository; the running VM was built from it",
+                revisions.join(", ")
+            ));
+        }
+        return effect;
+    }
+    if base.rendered.is_none() {
+        notes.push("the base revision could not be rendered".to_owned());
+        return Effect::new(
+            EffectKind::AppliedAtStart,
+            "applied: the base revision of this VM could not start, this one can",
+        );
+    }
+    Effect::new(EffectKind::CannotStart, "cannot be rendered")
 }
 
 pub(super) fn unified(before: &str, after: &str, a: &str, b: &str) -> String {

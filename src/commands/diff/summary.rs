@@ -188,160 +188,192 @@ impl SummaryInput<'_> {
     }
 
     /// The headline of an aspect, from the values; the fields it explains are not repeated.
-    pub(super) fn headline(&self, aspect: Aspect) -> (Vec<String>, fn(&str) -> bool) {
+    pub(super) fn headline(&self, aspect: Aspect) -> Headline {
         let (bd, hd) = (self.domain(self.base), self.domain(self.head));
         let (bt, ht) = (self.template(self.base), self.template(self.head));
-        let mut parts = Vec::new();
         match aspect {
-            Aspect::Cpu => {
-                let (b, h) = (Topology::of(&bd), Topology::of(&hd));
-                if b != h {
-                    parts.push(format!(
-                        "{} (sockets×cores×threads {})",
-                        arrow(&b.vcpus().to_string(), &h.vcpus().to_string()),
-                        arrow(&b.to_string(), &h.to_string())
-                    ));
-                }
-                (parts, |rest| {
-                    ["cpu.sockets", "cpu.cores", "cpu.threads"]
-                        .iter()
-                        .any(|s| starts_with_segment(rest, s))
-                })
-            }
-            Aspect::Memory => {
-                for (label, path) in MEMORY_FIELDS {
-                    let path: Vec<&str> = path.split('.').collect();
-                    if let Some(change) = opt_arrow(
-                        text_at(&bd, &path).as_deref(),
-                        text_at(&hd, &path).as_deref(),
-                    ) {
-                        parts.push(format!("{label} {change}"));
-                    }
-                }
-                (parts, |rest| {
-                    MEMORY_FIELDS
-                        .iter()
-                        .any(|(_, path)| starts_with_segment(rest, path))
-                })
-            }
-            Aspect::Gpus | Aspect::HostDevices => {
-                let key = if aspect == Aspect::Gpus {
-                    "gpus"
-                } else {
-                    "hostDevices"
-                };
-                let b = list_of(at(&bd, &["devices", key]), device_item);
-                let h = list_of(at(&hd, &["devices", key]), device_item);
-                if b != h {
-                    parts.push(arrow(&b, &h));
-                }
-                (parts, |_| true)
-            }
-            Aspect::Devices => {
-                let mut listed = [false; 2];
-                for (i, (label, key, item)) in [
-                    ("disks", "disks", disk_item as fn(&Value) -> String),
-                    ("interfaces", "interfaces", interface_item),
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    let (bv, hv) = (at(&bd, &["devices", key]), at(&hd, &["devices", key]));
-                    let (bl, hl) = (list_of(bv, item), list_of(hv, item));
-                    // Same names and buses: the fields that differ say more than the list.
-                    if bl != hl {
-                        let n = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
-                        parts.push(format!(
-                            "{label} {}: {}",
-                            arrow(&n(bv).to_string(), &n(hv).to_string()),
-                            arrow(&bl, &hl)
-                        ));
-                        listed[i] = true;
-                    }
-                }
-                let explained: fn(&str) -> bool = match listed {
-                    [true, true] => |rest| {
-                        starts_with_segment(rest, "devices.disks")
-                            || starts_with_segment(rest, "devices.interfaces")
-                    },
-                    [true, false] => |rest| starts_with_segment(rest, "devices.disks"),
-                    [false, true] => |rest| starts_with_segment(rest, "devices.interfaces"),
-                    [false, false] => |_| false,
-                };
-                (parts, explained)
-            }
-            Aspect::Firmware => {
-                let (b, h) = (bootloader(&bd), bootloader(&hd));
-                if b != h {
-                    parts.push(format!("bootloader {}", arrow(&b, &h)));
-                }
-                (parts, |rest| {
-                    starts_with_segment(rest, "firmware.bootloader")
-                })
-            }
-            Aspect::MachineType => {
-                let path = &["machine", "type"][..];
-                if let Some(change) =
-                    opt_arrow(text_at(&bd, path).as_deref(), text_at(&hd, path).as_deref())
-                {
-                    parts.push(change);
-                }
-                (parts, |rest| starts_with_segment(rest, "machine.type"))
-            }
-            Aspect::Placement => {
-                let (bs, hs) = (
-                    map_text(bt.get("nodeSelector")),
-                    map_text(ht.get("nodeSelector")),
-                );
-                if bs != hs {
-                    parts.push(format!("nodeSelector {}", arrow(&bs, &hs)));
-                }
-                let (ba, ha) = (present(bt.get("affinity")), present(ht.get("affinity")));
-                if ba != ha {
-                    parts.push(
-                        match (ba, ha) {
-                            (None, Some(_)) => "affinity added",
-                            (Some(_), None) => "affinity removed",
-                            _ => "affinity changed",
-                        }
-                        .to_owned(),
-                    );
-                }
-                let b = list_of(bt.get("tolerations"), toleration_item);
-                let h = list_of(ht.get("tolerations"), toleration_item);
-                if b != h {
-                    parts.push(format!("tolerations {}", arrow(&b, &h)));
-                }
-                (parts, |rest| {
-                    ["nodeSelector", "affinity", "tolerations"]
-                        .iter()
-                        .any(|s| starts_with_segment(rest, s))
-                })
-            }
-            Aspect::Annotations | Aspect::Labels => {
-                let key = if aspect == Aspect::Labels {
-                    "labels"
-                } else {
-                    "annotations"
-                };
-                map_changes(
-                    at(self.base, &["metadata", key]),
-                    at(self.head, &["metadata", key]),
-                    "",
-                    &mut parts,
-                );
-                let template = pointer_of(&format!("{}.template.metadata.{key}", self.prefixes.vm));
-                map_changes(
-                    self.base.pointer(&template),
-                    self.head.pointer(&template),
-                    "template: ",
-                    &mut parts,
-                );
-                (parts, |_| true)
-            }
-            Aspect::Instancetype | Aspect::Preference | Aspect::Other => (parts, |_| false),
+            Aspect::Cpu => cpu_headline(&bd, &hd),
+            Aspect::Memory => memory_headline(&bd, &hd),
+            Aspect::Gpus | Aspect::HostDevices => host_devices_headline(aspect, &bd, &hd),
+            Aspect::Devices => devices_headline(&bd, &hd),
+            Aspect::Firmware => firmware_headline(&bd, &hd),
+            Aspect::MachineType => machine_type_headline(&bd, &hd),
+            Aspect::Placement => placement_headline(&bt, &ht),
+            Aspect::Annotations | Aspect::Labels => self.metadata_headline(aspect),
+            Aspect::Instancetype | Aspect::Preference | Aspect::Other => (Vec::new(), |_| false),
         }
     }
+
+    /// The headline of labels or annotations of the VM and its template.
+    fn metadata_headline(&self, aspect: Aspect) -> Headline {
+        let mut parts = Vec::new();
+        let key = if aspect == Aspect::Labels {
+            "labels"
+        } else {
+            "annotations"
+        };
+        map_changes(
+            at(self.base, &["metadata", key]),
+            at(self.head, &["metadata", key]),
+            "",
+            &mut parts,
+        );
+        let template = pointer_of(&format!("{}.template.metadata.{key}", self.prefixes.vm));
+        map_changes(
+            self.base.pointer(&template),
+            self.head.pointer(&template),
+            "template: ",
+            &mut parts,
+        );
+        (parts, |_| true)
+    }
+}
+
+/// The lines of an aspect's headline, and which of its fields (relative to the domain or the
+/// template) they explain.
+pub(super) type Headline = (Vec<String>, fn(&str) -> bool);
+
+/// The headline of vCPUs and topology.
+fn cpu_headline(bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let (b, h) = (Topology::of(bd), Topology::of(hd));
+    if b != h {
+        parts.push(format!(
+            "{} (sockets×cores×threads {})",
+            arrow(&b.vcpus().to_string(), &h.vcpus().to_string()),
+            arrow(&b.to_string(), &h.to_string())
+        ));
+    }
+    (parts, |rest| {
+        ["cpu.sockets", "cpu.cores", "cpu.threads"]
+            .iter()
+            .any(|s| starts_with_segment(rest, s))
+    })
+}
+
+/// The headline of the memory fields that changed.
+fn memory_headline(bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    for (label, path) in MEMORY_FIELDS {
+        let path: Vec<&str> = path.split('.').collect();
+        if let Some(change) =
+            opt_arrow(text_at(bd, &path).as_deref(), text_at(hd, &path).as_deref())
+        {
+            parts.push(format!("{label} {change}"));
+        }
+    }
+    (parts, |rest| {
+        MEMORY_FIELDS
+            .iter()
+            .any(|(_, path)| starts_with_segment(rest, path))
+    })
+}
+
+/// The headline of GPUs or host devices by name.
+fn host_devices_headline(aspect: Aspect, bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let key = if aspect == Aspect::Gpus {
+        "gpus"
+    } else {
+        "hostDevices"
+    };
+    let b = list_of(at(bd, &["devices", key]), device_item);
+    let h = list_of(at(hd, &["devices", key]), device_item);
+    if b != h {
+        parts.push(arrow(&b, &h));
+    }
+    (parts, |_| true)
+}
+
+/// The headline of disks and interfaces, when their names or buses changed.
+fn devices_headline(bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let mut listed = [false; 2];
+    for (i, (label, key, item)) in [
+        ("disks", "disks", disk_item as fn(&Value) -> String),
+        ("interfaces", "interfaces", interface_item),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (bv, hv) = (at(bd, &["devices", key]), at(hd, &["devices", key]));
+        let (bl, hl) = (list_of(bv, item), list_of(hv, item));
+        // Same names and buses: the fields that differ say more than the list.
+        if bl != hl {
+            let n = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+            parts.push(format!(
+                "{label} {}: {}",
+                arrow(&n(bv).to_string(), &n(hv).to_string()),
+                arrow(&bl, &hl)
+            ));
+            listed[i] = true;
+        }
+    }
+    let explained: fn(&str) -> bool = match listed {
+        [true, true] => |rest| {
+            starts_with_segment(rest, "devices.disks")
+                || starts_with_segment(rest, "devices.interfaces")
+        },
+        [true, false] => |rest| starts_with_segment(rest, "devices.disks"),
+        [false, true] => |rest| starts_with_segment(rest, "devices.interfaces"),
+        [false, false] => |_| false,
+    };
+    (parts, explained)
+}
+
+/// The headline of the bootloader.
+fn firmware_headline(bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let (b, h) = (bootloader(bd), bootloader(hd));
+    if b != h {
+        parts.push(format!("bootloader {}", arrow(&b, &h)));
+    }
+    (parts, |rest| {
+        starts_with_segment(rest, "firmware.bootloader")
+    })
+}
+
+/// The headline of the machine type.
+fn machine_type_headline(bd: &Value, hd: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let path = &["machine", "type"][..];
+    if let Some(change) = opt_arrow(text_at(bd, path).as_deref(), text_at(hd, path).as_deref()) {
+        parts.push(change);
+    }
+    (parts, |rest| starts_with_segment(rest, "machine.type"))
+}
+
+/// The headline of node selector, affinity and tolerations.
+fn placement_headline(bt: &Value, ht: &Value) -> Headline {
+    let mut parts = Vec::new();
+    let (bs, hs) = (
+        map_text(bt.get("nodeSelector")),
+        map_text(ht.get("nodeSelector")),
+    );
+    if bs != hs {
+        parts.push(format!("nodeSelector {}", arrow(&bs, &hs)));
+    }
+    let (ba, ha) = (present(bt.get("affinity")), present(ht.get("affinity")));
+    if ba != ha {
+        parts.push(
+            match (ba, ha) {
+                (None, Some(_)) => "affinity added",
+                (Some(_), None) => "affinity removed",
+                _ => "affinity changed",
+            }
+            .to_owned(),
+        );
+    }
+    let b = list_of(bt.get("tolerations"), toleration_item);
+    let h = list_of(ht.get("tolerations"), toleration_item);
+    if b != h {
+        parts.push(format!("tolerations {}", arrow(&b, &h)));
+    }
+    (parts, |rest| {
+        ["nodeSelector", "affinity", "tolerations"]
+            .iter()
+            .any(|s| starts_with_segment(rest, s))
+    })
 }
 
 /// The value at a dotted path (a copy), or null.

@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use super::relation_text;
-use crate::commands::diff::model::{Diff, DiffFinding, Effect, EffectKind, VmDiff, VmStatus};
+use crate::commands::diff::model::{
+    Diff, DiffFinding, Effect, EffectKind, ObjectDiff, VmDiff, VmStatus,
+};
 use crate::sanitize::{self, terminal};
 
 /// Lines of a VM's unified diff that the Markdown format shows before cutting it short.
@@ -163,46 +165,64 @@ pub fn markdown(diff: &Diff) -> String {
         }
         out.push('\n');
         for vm in &differing {
-            let _ = writeln!(out, "<details>");
-            let _ = writeln!(
-                out,
-                "<summary><code>{}</code> {}: {}</summary>\n",
-                html(&vm.key().to_string()),
-                vm.status,
-                html(&vm.effect.message)
-            );
-            let place = vm.place();
-            if !place.is_empty() {
-                let _ = writeln!(out, "{} {}\n", md(&vm.kind), md_code(&place));
-            }
-            for change in &vm.changes {
-                let _ = writeln!(
-                    out,
-                    "- **{}**: {}",
-                    change.aspect.label(),
-                    md(&change.summary)
-                );
-            }
-            if !vm.changes.is_empty() {
-                out.push('\n');
-            }
-            let _ = writeln!(out, "**What KubeVirt does:** {}\n", effect_md(&vm.effect));
-            for detail in &vm.effect.details {
-                let _ = writeln!(out, "- {}", md(detail));
-            }
-            if !vm.effect.details.is_empty() {
-                out.push('\n');
-            }
-            for note in &vm.notes {
-                let _ = writeln!(out, "> {}\n", md(note));
-            }
-            if !vm.diff.is_empty() {
-                fenced(&mut out, "diff", &vm.diff, MARKDOWN_DIFF_LINES);
-                out.push('\n');
-            }
-            let _ = writeln!(out, "</details>\n");
+            vm_section(&mut out, vm);
         }
     }
+    unchanged_vms(&mut out, diff);
+    if !diff.objects.is_empty() {
+        let _ = writeln!(out, "#### Instance types and preferences\n");
+        for object in &diff.objects {
+            object_section(&mut out, object);
+        }
+    }
+    findings_sections(&mut out, diff);
+    terminal::guard_lines(out)
+}
+
+/// A collapsible section for a VM that differs.
+fn vm_section(out: &mut String, vm: &VmDiff) {
+    let _ = writeln!(out, "<details>");
+    let _ = writeln!(
+        out,
+        "<summary><code>{}</code> {}: {}</summary>\n",
+        html(&vm.key().to_string()),
+        vm.status,
+        html(&vm.effect.message)
+    );
+    let place = vm.place();
+    if !place.is_empty() {
+        let _ = writeln!(out, "{} {}\n", md(&vm.kind), md_code(&place));
+    }
+    for change in &vm.changes {
+        let _ = writeln!(
+            out,
+            "- **{}**: {}",
+            change.aspect.label(),
+            md(&change.summary)
+        );
+    }
+    if !vm.changes.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "**What KubeVirt does:** {}\n", effect_md(&vm.effect));
+    for detail in &vm.effect.details {
+        let _ = writeln!(out, "- {}", md(detail));
+    }
+    if !vm.effect.details.is_empty() {
+        out.push('\n');
+    }
+    for note in &vm.notes {
+        let _ = writeln!(out, "> {}\n", md(note));
+    }
+    if !vm.diff.is_empty() {
+        fenced(out, "diff", &vm.diff, MARKDOWN_DIFF_LINES);
+        out.push('\n');
+    }
+    let _ = writeln!(out, "</details>\n");
+}
+
+/// The unchanged VMs, collapsed.
+fn unchanged_vms(out: &mut String, diff: &Diff) {
     let unchanged: Vec<String> = diff
         .vms
         .iter()
@@ -223,50 +243,53 @@ pub fn markdown(diff: &Diff) -> String {
             unchanged.join("\n")
         );
     }
-    if !diff.objects.is_empty() {
-        let _ = writeln!(out, "#### Instance types and preferences\n");
-        for object in &diff.objects {
-            let users: Vec<String> = object
-                .used_by
-                .iter()
-                .map(|u| {
-                    format!(
-                        "{} ({})",
-                        md_code(&u.key().to_string()),
-                        md(relation_text(u.relation))
-                    )
-                })
-                .collect();
-            let _ = writeln!(out, "<details>");
-            let _ = writeln!(
-                out,
-                "<summary><code>{}</code> {}: used by {} VM(s)</summary>\n",
-                html(&object.key().to_string()),
-                object.status,
-                object.used_by.len()
-            );
-            let _ = writeln!(
-                out,
-                "{}\n",
-                md_code(&format!("{}:{}", object.file, object.line))
-            );
-            if users.is_empty() {
-                let _ = writeln!(out, "Used by no VM of the repository.\n");
-            } else {
-                let _ = writeln!(out, "Used by: {}\n", users.join(", "));
-            }
-            let _ = writeln!(out, "> {}\n", md(&object.note));
-            fenced(&mut out, "diff", &object.diff, MARKDOWN_DIFF_LINES);
-            let _ = writeln!(out, "\n</details>\n");
-        }
+}
+
+/// A collapsible section for an instance type or preference that differs.
+fn object_section(out: &mut String, object: &ObjectDiff) {
+    let users: Vec<String> = object
+        .used_by
+        .iter()
+        .map(|u| {
+            format!(
+                "{} ({})",
+                md_code(&u.key().to_string()),
+                md(relation_text(u.relation))
+            )
+        })
+        .collect();
+    let _ = writeln!(out, "<details>");
+    let _ = writeln!(
+        out,
+        "<summary><code>{}</code> {}: used by {} VM(s)</summary>\n",
+        html(&object.key().to_string()),
+        object.status,
+        object.used_by.len()
+    );
+    let _ = writeln!(
+        out,
+        "{}\n",
+        md_code(&format!("{}:{}", object.file, object.line))
+    );
+    if users.is_empty() {
+        let _ = writeln!(out, "Used by no VM of the repository.\n");
+    } else {
+        let _ = writeln!(out, "Used by: {}\n", users.join(", "));
     }
+    let _ = writeln!(out, "> {}\n", md(&object.note));
+    fenced(out, "diff", &object.diff, MARKDOWN_DIFF_LINES);
+    let _ = writeln!(out, "\n</details>\n");
+}
+
+/// The findings introduced, then those fixed (collapsed).
+fn findings_sections(out: &mut String, diff: &Diff) {
     let _ = writeln!(
         out,
         "#### Findings introduced by this change: {}\n",
         diff.introduced.len()
     );
     if !diff.introduced.is_empty() {
-        findings_table(&mut out, &diff.introduced);
+        findings_table(out, &diff.introduced);
         out.push('\n');
     }
     if !diff.fixed.is_empty() {
@@ -276,10 +299,9 @@ pub fn markdown(diff: &Diff) -> String {
             "<summary>Findings fixed by this change: {}</summary>\n",
             diff.fixed.len()
         );
-        findings_table(&mut out, &diff.fixed);
+        findings_table(out, &diff.fixed);
         let _ = writeln!(out, "\n</details>");
     }
-    terminal::guard_lines(out)
 }
 
 #[cfg(test)]
