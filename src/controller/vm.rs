@@ -75,7 +75,7 @@ pub(crate) fn update_running_vm(
     // The CPU and the memory handlers judge their parts separately: the first refusal leads,
     // every refused part is listed.
     let mut refused = Refused::default();
-    handle_cpu_hotplug_request(&base, &head, cluster.settings, &mut refused, &mut live);
+    handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut live);
     handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut live);
     if let Some(refusal) = refused.first {
         return Some(TemplateUpdate::Refused {
@@ -150,11 +150,12 @@ fn restart_required(message: &str) -> Refusal {
     Refusal::RestartRequired(message.to_owned())
 }
 
-/// `handleCPUHotplugRequest`: more sockets up to the VMI's `maxSockets` are hotplugged.
+/// `handleCPUHotplugRequest`: more sockets up to the VMI's `maxSockets` are hotplugged; fewer
+/// need a restart from v1.3, and arm64 VMs take none from v1.6.
 fn handle_cpu_hotplug_request(
     base: &Value,
     head: &Value,
-    settings: &ClusterSettings,
+    cluster: &Cluster<'_>,
     refused: &mut Refused,
     live: &mut Vec<String>,
 ) {
@@ -163,7 +164,8 @@ fn handle_cpu_hotplug_request(
     if bt.sockets == ht.sockets {
         return;
     }
-    let max = setup_cpu_hotplug(base, settings);
+    let version = cluster.version;
+    let max = setup_cpu_hotplug(base, cluster.settings, version);
     let detail = format!(
         "CPU sockets {} → {} (vCPUs {} → {}); maxSockets {} ({})",
         bt.sockets,
@@ -173,16 +175,16 @@ fn handle_cpu_hotplug_request(
         max.value,
         max.source
     );
-    if ht.sockets > max.value {
-        refused.add(
-            restart_required(
-                "CPU sockets updated in template spec to a value higher than what's available",
-            ),
-            detail,
-        );
+    let refusal = if ht.sockets > max.value {
+        "CPU sockets updated in template spec to a value higher than what's available"
+    } else if version.at_least(1, 3) && ht.sockets < bt.sockets {
+        "Reduction of CPU socket count requires a restart"
+    } else if version.at_least(1, 6) && architecture(head) == "arm64" {
+        "ARM doesn't support CPU hotplug"
     } else {
-        live.push(detail);
-    }
+        return live.push(detail);
+    };
+    refused.add(restart_required(refusal), detail);
 }
 
 fn bytes_text(bytes: i64) -> String {
@@ -384,13 +386,76 @@ mod tests {
     }
 
     fn update(last: &Value, current: &Value, rollout: Rollout) -> Option<TemplateUpdate> {
+        update_at(last, current, rollout, V1_9)
+    }
+
+    fn update_at(
+        last: &Value,
+        current: &Value,
+        rollout: Rollout,
+        version: KubeVirtVersion,
+    ) -> Option<TemplateUpdate> {
         let settings = ClusterSettings::default();
         let cluster = Cluster {
             rollout,
             settings: &settings,
-            version: V1_9,
+            version,
         };
         update_running_vm(last, current, &cluster, false)
+    }
+
+    /// The `RestartRequired` message of the first refusal, or `live` when all is applied.
+    fn cpu_outcome(last: &Value, current: &Value, version: KubeVirtVersion) -> String {
+        match update_at(last, current, Rollout::LiveUpdate, version) {
+            Some(TemplateUpdate::Refused {
+                refusal: Refusal::RestartRequired(message),
+                ..
+            }) => message,
+            Some(TemplateUpdate::Live(_)) => "live".to_owned(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fewer_sockets_need_a_restart_from_v1_3() {
+        let (base, head) = (spec(4, "4Gi"), spec(2, "4Gi"));
+        assert_eq!(
+            cpu_outcome(&base, &head, KubeVirtVersion::new(1, 2)),
+            "live"
+        );
+        for minor in [3, 9] {
+            assert_eq!(
+                cpu_outcome(&base, &head, KubeVirtVersion::new(1, minor)),
+                "Reduction of CPU socket count requires a restart"
+            );
+        }
+    }
+
+    #[test]
+    fn arm64_vms_take_no_cpu_hotplug_from_v1_6() {
+        let arm = |sockets, max_sockets: Option<u64>| {
+            let mut spec = spec(sockets, "4Gi");
+            spec["architecture"] = json!("arm64");
+            if let Some(max) = max_sockets {
+                spec["domain"]["cpu"]["maxSockets"] = json!(max);
+            }
+            spec
+        };
+        let (base, head) = (arm(1, None), arm(2, None));
+        assert_eq!(
+            cpu_outcome(&base, &head, KubeVirtVersion::new(1, 5)),
+            "live"
+        );
+        // No maxSockets is set up for the VMI: any increase is beyond it.
+        assert_eq!(
+            cpu_outcome(&base, &head, KubeVirtVersion::new(1, 6)),
+            "CPU sockets updated in template spec to a value higher than what's available"
+        );
+        let (base, head) = (arm(1, Some(4)), arm(2, Some(4)));
+        assert_eq!(
+            cpu_outcome(&base, &head, KubeVirtVersion::new(1, 9)),
+            "ARM doesn't support CPU hotplug"
+        );
     }
 
     #[test]

@@ -129,8 +129,13 @@ pub(crate) fn setup_memory_hotplug(
 /// own maximum; KubeVirt picks one bound).
 const MAX_VCPUS: u64 = 512;
 
-/// `setupCPUHotplug` for a VMI started from the template spec `spec`: its `maxSockets`.
-pub(crate) fn setup_cpu_hotplug(spec: &Value, settings: &ClusterSettings) -> Limit<u64> {
+/// `setupCPUHotplug` for a VMI started from the template spec `spec`: its `maxSockets` (0 for
+/// an arm64 VMI of v1.6+ that sets none).
+pub(crate) fn setup_cpu_hotplug(
+    spec: &Value,
+    settings: &ClusterSettings,
+    version: KubeVirtVersion,
+) -> Limit<u64> {
     if let Some(explicit) = get(spec, &["domain", "cpu", "maxSockets"])
         .and_then(Value::as_u64)
         .filter(|m| *m > 0)
@@ -138,6 +143,12 @@ pub(crate) fn setup_cpu_hotplug(spec: &Value, settings: &ClusterSettings) -> Lim
         return Limit {
             value: explicit,
             source: EXPLICIT_LIMIT.to_owned(),
+        };
+    }
+    if version.at_least(1, 6) && architecture(spec) == "arm64" {
+        return Limit {
+            value: 0,
+            source: "no CPU hotplug is set up for arm64 VMs".to_owned(),
         };
     }
     let topology = Topology::of(spec.get("domain").unwrap_or(&Value::Null));
