@@ -281,7 +281,7 @@ fn resizing_beyond_the_hotplug_limits_needs_a_restart_and_lists_every_refused_pa
     let memory = vm(&diff, "memory");
     assert_eq!(
         memory.effect.message,
-        "needs a restart (RestartRequired: memory updated in template spec to a value higher than what's available)"
+        "needs a restart (RestartRequired: memory hotplug not supported, Guest memory is greater than the configured maxGuest memory)"
     );
     // Restarts are no failure.
     assert!(!diff.fails(Some(Severity::Info)));

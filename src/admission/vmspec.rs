@@ -45,6 +45,7 @@ use serde_json::Value;
 use super::Cause;
 use super::list_limits::{self, List};
 use crate::cluster::profile::ClusterProfile;
+use crate::controller::liveupdate::memory::validate_live_update_memory;
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{Fields, at_keys};
 
@@ -211,11 +212,16 @@ fn live_update(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
             causes.push(Cause::new(ts!("domain.cpu.sockets"), TOO_MANY_SOCKETS));
         }
     }
-    let max_guest = quantity(spec, &["domain", "memory", "maxGuest"]);
-    if let Some(Err(message)) =
-        max_guest.map(|max_guest| live_update_memory(spec, &max_guest, profile))
-    {
-        causes.push(Cause::new(ts!("domain.memory.guest"), message));
+    if let Some(max_guest) = quantity(spec, &["domain", "memory", "maxGuest"]) {
+        let architecture = architecture(spec, profile);
+        let validated =
+            validate_live_update_memory(spec, architecture, Some(&max_guest), profile.version);
+        if let Err(unsupported) = validated {
+            causes.push(Cause::new(
+                ts!("domain.memory.guest"),
+                unsupported.to_string(),
+            ));
+        }
     }
     causes
 }
@@ -429,55 +435,6 @@ fn run_strategy(vm_spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
         _ => {}
     }
     causes
-}
-
-/// `memory.ValidateLiveUpdateMemory`.
-fn live_update_memory(
-    spec: &Value,
-    max_guest: &Quantity,
-    profile: &ClusterProfile,
-) -> Result<(), String> {
-    const BLOCK_2M: i64 = 0x20_0000;
-    const BLOCK_1G: i64 = 0x4000_0000;
-    let domain = get(spec, &["domain"]).unwrap_or(&Value::Null);
-    if has(domain, &["cpu", "realtime"]) {
-        return Err("Memory hotplug is not compatible with realtime VMs".to_owned());
-    }
-    if has(domain, &["cpu", "numa", "guestMappingPassthrough"]) {
-        return Err("Memory hotplug is not compatible with guest mapping passthrough".to_owned());
-    }
-    if has(domain, &["launchSecurity"]) {
-        return Err("Memory hotplug is not compatible with encrypted VMs".to_owned());
-    }
-    let block = if has(domain, &["memory", "hugepages"])
-        && text(domain, &["memory", "hugepages", "pageSize"]) == "1Gi"
-    {
-        BLOCK_1G
-    } else {
-        BLOCK_2M
-    };
-    let Some(guest) = quantity(domain, &["memory", "guest"]) else {
-        return Err("Guest memory must be configured when memory hotplug is enabled".to_owned());
-    };
-    let alignment = if block == BLOCK_1G { "1Gi" } else { "2Mi" };
-    if guest.cmp_value(max_guest).is_gt() {
-        return Err("Guest memory is greater than the configured maxGuest memory".to_owned());
-    }
-    if guest.value() % block != 0 {
-        return Err(format!("Guest memory must be {alignment} aligned"));
-    }
-    if max_guest.value() % block != 0 {
-        return Err(format!("MaxGuest must be {alignment} aligned"));
-    }
-    if architecture(spec, profile) != "amd64" {
-        return Err("Memory hotplug is only available for x86_64 VMs".to_owned());
-    }
-    if guest.value() < BLOCK_1G {
-        return Err(
-            "Memory hotplug is only available for VMs with at least 1Gi of guest memory".to_owned(),
-        );
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

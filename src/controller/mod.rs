@@ -4,10 +4,14 @@
 //! server-side dry run does not show them; they appear once the controller has seen the VM.
 //!
 //! Beside it, what else the cluster stores differently from Git: `drift`, the mutating
-//! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed.
+//! webhook's rewrites, and `committed_runtime`, fields the cluster writes that were committed;
+//! and what the controller applies to a running VM whose template changed: `vm`, with
+//! `liveupdate` (the cluster's settings, the hotplug limits, memory hotplug's conditions).
 
 pub mod committed_runtime;
 pub mod drift;
+pub(crate) mod liveupdate;
+pub(crate) mod vm;
 
 use serde_json::Value;
 
