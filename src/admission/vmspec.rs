@@ -189,7 +189,6 @@ const DEFAULT_ON_SINCE: &[(&str, u32, u32)] = &[
     ("GPUsWithDRA", 1, 9),
     ("HostDevicesWithDRA", 1, 9),
     ("RebootPolicy", 1, 9),
-    ("PersistentReservation", 1, 9),
     ("DecentralizedLiveMigration", 1, 9),
 ];
 
@@ -2875,10 +2874,14 @@ fn persistent_reservation(cx: &mut Ctx) {
         .devices("disks")
         .iter()
         .any(|d| has(d, &["lun"]) && flag(d, &["lun", "reservation"]) == Some(true));
-    if wanted && !cx.gate("PersistentReservation") {
+    if wanted && !cx.profile.persistent_reservation_enabled() {
         cx.push(
             ts!("domain.devices.disks.luns.reservation"),
-            "persistent reservation is not enabled in kubevirt config",
+            if cx.profile.version.at_least(1, 9) {
+                "persistent reservation is not enabled in kubevirt config"
+            } else {
+                "PersistentReservation feature gate is not enabled in kubevirt-config"
+            },
         );
     }
 }
@@ -4333,12 +4336,23 @@ mod tests {
         );
         let reservation = json!({"volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "c"}}],
                                  "domain": {"devices": {"disks": [{"name": "root", "lun": {"reservation": true}}]}}});
-        assert_eq!(run(&reservation), Vec::new());
+        // GA in v1.9, yet `PersistentReservationEnabled` needs the configuration or the gate.
+        assert_eq!(
+            run(&reservation),
+            one(
+                "spec.template.spec.domain.devices.disks.luns.reservation",
+                "persistent reservation is not enabled in kubevirt config"
+            )
+        );
+        assert_eq!(
+            run_with(&reservation, &profile((1, 9), &["PersistentReservation"])),
+            Vec::new()
+        );
         assert_eq!(
             run_with(&reservation, &profile((1, 8), &[])),
             one(
                 "spec.template.spec.domain.devices.disks.luns.reservation",
-                "persistent reservation is not enabled in kubevirt config"
+                "PersistentReservation feature gate is not enabled in kubevirt-config"
             )
         );
         assert_eq!(
