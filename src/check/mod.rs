@@ -160,7 +160,8 @@ fn cluster_profile(
         .filter(|o| crate::cluster::hyperconverged::is_hyperconverged(o))
     {
         profile.configure(
-            &crate::cluster::hyperconverged::kubevirt_configuration(&object.node.to_json()).0,
+            &crate::cluster::hyperconverged::generate(&object.node.to_json(), version)
+                .configuration,
         );
     }
     profile

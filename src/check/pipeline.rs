@@ -374,9 +374,10 @@ fn stream_inputs(
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());
     index.pending.add(catalog.findings.iter().cloned());
-    index
-        .pending
-        .add(crate::cluster::hyperconverged::findings(&index.referenced));
+    index.pending.add(crate::cluster::hyperconverged::findings(
+        &index.referenced,
+        version,
+    ));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,
         &catalog,
