@@ -93,7 +93,10 @@ fn refused(report: &Report, message: &str) -> bool {
 // (KubeVirt gets HotplugVolumes), HCO 1.19 to true (a Beta HCO gate).
 #[test]
 fn each_hco_release_writes_its_own_gates() {
-    let cdrom = vm("        devices:\n          disks:\n          - name: cd\n            cdrom: {}\n", "");
+    let cdrom = vm(
+        "        devices:\n          disks:\n          - name: cd\n            cdrom: {}\n",
+        "",
+    );
     let hco = hco_v1beta1("", "  {}\n");
     let files = [("hco.yaml", hco.as_str()), ("vm.yaml", cdrom.as_str())];
     let refusal = "DeclarativeHotplugVolumes feature gate not enabled";
@@ -106,18 +109,30 @@ fn each_hco_release_writes_its_own_gates() {
 #[test]
 fn v1_feature_gate_names_are_case_insensitive_from_hco_1_19() {
     let hco = hco_v1("  featureGates:\n  - name: DownwardMetrics\n");
-    let files = [("hco.yaml", hco.as_str()), ("vm.yaml", &downward_metrics_vm())];
+    let files = [
+        ("hco.yaml", hco.as_str()),
+        ("vm.yaml", &downward_metrics_vm()),
+    ];
     // HCO 1.19 + KubeVirt v1.9: DownwardMetrics enabled, the VM is admitted.
-    assert!(!refused(&check_at(9, &files, None), DOWNWARD_METRICS_REFUSED));
+    assert!(!refused(
+        &check_at(9, &files, None),
+        DOWNWARD_METRICS_REFUSED
+    ));
     // HCO 1.18 + KubeVirt v1.8: the name does not match `downwardMetrics`, the VM is refused.
-    assert!(refused(&check_at(8, &files, None), DOWNWARD_METRICS_REFUSED));
+    assert!(refused(
+        &check_at(8, &files, None),
+        DOWNWARD_METRICS_REFUSED
+    ));
 }
 
 // v1beta1 `featureGates` is a struct: the API server prunes `DownwardMetrics`, HCO never sees it.
 #[test]
 fn a_v1beta1_gate_in_another_case_is_pruned_and_reported() {
     let hco = hco_v1beta1("", "  featureGates:\n    DownwardMetrics: true\n");
-    let files = [("hco.yaml", hco.as_str()), ("vm.yaml", &downward_metrics_vm())];
+    let files = [
+        ("hco.yaml", hco.as_str()),
+        ("vm.yaml", &downward_metrics_vm()),
+    ];
     let report = check_at(9, &files, None);
     assert!(refused(&report, DOWNWARD_METRICS_REFUSED));
     let pruned = messages(&report, "KV0014");
@@ -133,14 +148,26 @@ fn a_v1beta1_gate_in_another_case_is_pruned_and_reported() {
 fn persistent_reservation_is_off_by_default_on_plain_kubevirt() {
     let files = [("vm.yaml", reservation_vm())];
     let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-    assert!(refused(&check_at(9, &files, None), RESERVATION_REFUSED_V1_9));
-    assert!(refused(&check_at(8, &files, None), RESERVATION_REFUSED_V1_8));
+    assert!(refused(
+        &check_at(9, &files, None),
+        RESERVATION_REFUSED_V1_9
+    ));
+    assert!(refused(
+        &check_at(8, &files, None),
+        RESERVATION_REFUSED_V1_8
+    ));
     let kubevirt = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    persistentReservationConfiguration:\n      enabled: true\n";
     let mut with_field = files.clone();
     with_field.push(("kubevirt.yaml", kubevirt));
-    assert!(!refused(&check_at(9, &with_field, None), RESERVATION_REFUSED_V1_9));
+    assert!(!refused(
+        &check_at(9, &with_field, None),
+        RESERVATION_REFUSED_V1_9
+    ));
     // The field does not exist before v1.9.
-    assert!(refused(&check_at(8, &with_field, None), RESERVATION_REFUSED_V1_8));
+    assert!(refused(
+        &check_at(8, &with_field, None),
+        RESERVATION_REFUSED_V1_8
+    ));
 }
 
 // HCO 1.19 `toKvPersistentReservationConfiguration`: storage.persistentReservationConfiguration
@@ -149,7 +176,8 @@ fn persistent_reservation_is_off_by_default_on_plain_kubevirt() {
 #[test]
 fn hco_maps_persistent_reservation_per_release() {
     let vm = reservation_vm();
-    let enabled = hco_v1("  storage:\n    persistentReservationConfiguration:\n      enabled: true\n");
+    let enabled =
+        hco_v1("  storage:\n    persistentReservationConfiguration:\n      enabled: true\n");
     let beta = hco_v1beta1("", "  featureGates:\n    persistentReservation: true\n");
     let nothing = hco_v1("  {}\n");
     let at = |minor, hco: &str| check_at(minor, &[("hco.yaml", hco), ("vm.yaml", &vm)], None);
@@ -170,12 +198,22 @@ fn hco_1_19_disables_the_beta_gates_it_does_not_enable() {
         &check_at(9, &[("vm.yaml", &reboot)], None),
         "RebootPolicy"
     ));
-    assert!(refused(
-        &check_at(9, &[("hco.yaml", &hco), ("vm.yaml", &reboot)], None),
-        "RebootPolicy"
-    ));
+    let report = check_at(9, &[("hco.yaml", &hco), ("vm.yaml", &reboot)], None);
+    assert!(refused(&report, "RebootPolicy"));
+    // KubeVirt v1.9's Beta list, not kvlint's former one: PersistentReservation is GA and
+    // DecentralizedLiveMigration Alpha; ImageVolume and seven more Beta gates were missing.
+    let disabled = &report.profile.as_ref().unwrap().disabled_feature_gates;
+    for gate in ["ImageVolume", "NodeRestriction", "VmiMemoryOverheadReport"] {
+        assert!(disabled.iter().any(|g| g == gate), "{disabled:?}");
+    }
+    for gate in ["PersistentReservation", "DecentralizedLiveMigration"] {
+        assert!(!disabled.iter().any(|g| g == gate), "{disabled:?}");
+    }
     let receiver = vm("", "").replace("runStrategy: Halted", "runStrategy: WaitAsReceiver");
-    let off = hco_v1beta1("", "  featureGates:\n    decentralizedLiveMigration: false\n");
+    let off = hco_v1beta1(
+        "",
+        "  featureGates:\n    decentralizedLiveMigration: false\n",
+    );
     let refusal = "DecentralizedLiveMigration feature gate is not enabled";
     assert!(refused(
         &check_at(9, &[("hco.yaml", &off), ("vm.yaml", &receiver)], None),
@@ -247,15 +285,17 @@ fn hco_overwrites_cluster_settings_and_kubevirt_objects() {
     let kubevirt = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt-kubevirt-hyperconverged\n  namespace: openshift-cnv\nspec:\n  configuration:\n    developerConfiguration:\n      featureGates: [DownwardMetrics]\n";
     let report = check_at(
         9,
-        &[("hco.yaml", &hco), ("kubevirt.yaml", kubevirt), ("vm.yaml", &vm)],
+        &[
+            ("hco.yaml", &hco),
+            ("kubevirt.yaml", kubevirt),
+            ("vm.yaml", &vm),
+        ],
         None,
     );
     assert!(refused(&report, DOWNWARD_METRICS_REFUSED));
     let duplicate = messages(&report, "KV0008");
     assert!(
-        duplicate
-            .iter()
-            .any(|m| m.contains("overwrites its spec")),
+        duplicate.iter().any(|m| m.contains("overwrites its spec")),
         "{duplicate:?}"
     );
     // Without a HyperConverged object the KubeVirt object configures the cluster.

@@ -1,12 +1,19 @@
 //! The OpenShift Virtualization / HyperConverged Cluster Operator (`hco.kubevirt.io`
-//! `HyperConverged`) as a source of the cluster profile: HCO owns the `KubeVirt` CR and writes
-//! its `spec.configuration` from the HyperConverged spec, so kvlint derives the same
-//! configuration (upstream `controllers/handlers/kubevirt.go`).
+//! `HyperConverged`) as the source of the cluster profile. HCO owns the `KubeVirt` CR and
+//! overwrites its spec with one it generates from the HyperConverged object (`NewKubeVirt`,
+//! `getKVConfig` in `controllers/handlers/kubevirt.go`), then applies the object's
+//! `kubevirt.kubevirt.io/jsonpatch` annotation to the whole generated CR. kvlint generates the
+//! same CR for the HCO release that ships the target KubeVirt release (`hco_release`).
 //!
-//! Not derivable from the object: machine types (HCO takes them from its operator's environment)
-//! and the eviction strategy HCO defaults by cluster topology; set them in `.kvlint.yaml`
-//! `cluster:` or with the `kubevirt.kubevirt.io/jsonpatch` annotation, which is applied as HCO
-//! applies it.
+//! Not modelled, because they come from the cluster rather than the object: machine types and
+//! the default architecture (HCO's operator environment and the nodes: set them in `cluster:`
+//! `architectureConfiguration`), KVM emulation, gates HCO adds for cluster state
+//! (`SecureExecution` with s390x workers, `ExternalNetResourceInjection` once the network
+//! resources injector is ready), the `evictionStrategy` HCO's webhook writes into the
+//! HyperConverged object once it knows the topology (`LiveMigrate` on highly available
+//! clusters, `None` on single-node ones; without it kvlint renders KubeVirt's default), node
+//! placement, TLS, certificate rotation, the product version, and the typed round trip after
+//! the patch (unknown fields the patch adds are dropped by HCO, kept by kvlint).
 
 use serde_json::{Map, Value, json};
 
@@ -500,11 +507,183 @@ pub fn is_hyperconverged(object: &Object) -> bool {
     object.group == GROUP && object.kind == KIND
 }
 
-/// Findings about HyperConverged objects: a JSON patch annotation HCO cannot apply, and a
-/// generated KubeVirt CR that lists a gate both enabled and disabled.
-pub fn findings(objects: &[Object], version: KubeVirtVersion) -> Vec<Finding> {
+/// The part of `.kvlint.yaml`'s `cluster:` that survives HCO: `architectureConfiguration`,
+/// which HCO fills from its operator's environment (machine types) and the nodes (default
+/// architecture). HCO overwrites every other field of the KubeVirt CR it owns.
+pub fn environment_configuration(cluster: &Value) -> Value {
+    let mut kept = Map::new();
+    if let Some(architectures) = cluster.get(ENVIRONMENT_FIELD) {
+        kept.insert(ENVIRONMENT_FIELD.to_owned(), architectures.clone());
+    }
+    Value::Object(kept)
+}
+
+const ENVIRONMENT_FIELD: &str = "architectureConfiguration";
+
+/// Where `.kvlint.yaml`'s `cluster:` is written, and its value.
+#[derive(Clone, Copy, Debug)]
+pub struct ClusterSetting<'a> {
+    pub value: &'a Value,
+    pub location: &'a crate::diag::Location,
+}
+
+/// Findings about configuration HCO overwrites: a repository's own `KubeVirt` objects and the
+/// fields of `cluster:` other than `architectureConfiguration`, when a HyperConverged object
+/// owns the KubeVirt CR (`UpdateCR` copies the generated spec over the whole CR).
+fn overwritten(
+    owner: &Object,
+    objects: &[Object],
+    cluster: Option<ClusterSetting<'_>>,
+) -> Vec<Finding> {
+    let related = || crate::diag::Related {
+        location: owner.head_location(),
+        message: format!("HyperConverged {}", owner.name),
+    };
+    let mut findings: Vec<Finding> = objects
+        .iter()
+        .filter(|o| o.group == crate::k8s::KUBEVIRT_GROUP && o.kind == "KubeVirt")
+        .map(|kubevirt| {
+            Finding::new(
+                &rules::DUPLICATE_OBJECT,
+                kubevirt.head_location(),
+                format!(
+                    "HyperConverged {} owns the cluster's KubeVirt CR and overwrites its spec: the configuration of KubeVirt {} does not apply, and kvlint judges VMs against the configuration HCO generates",
+                    owner.name, kubevirt.name
+                ),
+            )
+            .with_severity(crate::rules::Severity::Warning)
+            .with_object(Some(kubevirt.object_ref()))
+            .with_help("configure KubeVirt through the HyperConverged spec, or its kubevirt.kubevirt.io/jsonpatch annotation")
+            .with_related(related())
+        })
+        .collect();
+    if let Some(cluster) = cluster {
+        let overwritten: Vec<&str> = cluster
+            .value
+            .as_object()
+            .into_iter()
+            .flat_map(|fields| fields.keys())
+            .map(String::as_str)
+            .filter(|key| *key != ENVIRONMENT_FIELD)
+            .collect();
+        if !overwritten.is_empty() {
+            findings.push(
+                Finding::new(
+                    &rules::INVALID_CONFIG,
+                    cluster.location.clone(),
+                    format!(
+                        "cluster: sets {}, which HCO overwrites in the KubeVirt CR it generates from HyperConverged {}: kvlint uses only cluster.{ENVIRONMENT_FIELD} (machine types come from HCO's environment)",
+                        overwritten.join(", "),
+                        owner.name
+                    ),
+                )
+                .with_severity(crate::rules::Severity::Warning)
+                .with_help("configure KubeVirt through the HyperConverged spec, or its kubevirt.kubevirt.io/jsonpatch annotation")
+                .with_related(related()),
+            );
+        }
+    }
+    findings
+}
+
+/// `v1beta1` spec fields kvlint reads, as the CRD spells them.
+const V1BETA1_FIELDS: [&str; 12] = [
+    "CommonInstancetypesDeployment",
+    "defaultCPUModel",
+    "defaultRuntimeClass",
+    "evictionStrategy",
+    "featureGates",
+    "higherWorkloadDensity",
+    "instancetypeConfig",
+    "ksmConfiguration",
+    "liveMigrationConfig",
+    "liveUpdateConfiguration",
+    "vmStateStorageClass",
+    "workloadUpdateStrategy",
+];
+
+/// Keys of a `v1beta1` spec (and of its `featureGates` map) that differ from a field HCO
+/// reads only in case: the API server matches field names exactly and prunes them, so HCO
+/// never sees them (`commonInstancetypesDeployment` for `CommonInstancetypesDeployment`).
+fn pruned_spellings(
+    object: &Object,
+    release: &HcoRelease,
+) -> Vec<(FieldPath, String, &'static str)> {
+    if object.version != "v1beta1" {
+        return Vec::new();
+    }
+    let spec = object.node.to_json();
+    let spec = spec.get("spec");
+    let gates: Vec<&'static str> = release
+        .mapped
+        .iter()
+        .map(|g| g.hco)
+        .chain(["declarativeHotplugVolumes", "persistentReservation"])
+        .collect();
+    let near = |key: &str, known: &[&'static str]| {
+        known
+            .iter()
+            .find(|k| **k != key && k.eq_ignore_ascii_case(key))
+            .copied()
+    };
+    let mut pruned = Vec::new();
+    for key in spec
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(Map::keys)
+    {
+        if let Some(field) = near(key, &V1BETA1_FIELDS) {
+            pruned.push((FieldPath::parse("spec").key(key), key.clone(), field));
+        }
+    }
+    let gate_map = spec
+        .and_then(|s| s.get("featureGates"))
+        .and_then(Value::as_object);
+    for key in gate_map.into_iter().flat_map(Map::keys) {
+        if let Some(gate) = near(key, &gates) {
+            pruned.push((
+                FieldPath::parse("spec.featureGates").key(key),
+                key.clone(),
+                gate,
+            ));
+        }
+    }
+    pruned
+}
+
+fn pruned_findings(object: &Object, release: &HcoRelease) -> Vec<Finding> {
+    pruned_spellings(object, release)
+        .into_iter()
+        .map(|(path, key, field)| {
+            Finding::new(
+                &rules::UNKNOWN_FIELD,
+                object.field_location(&path),
+                format!(
+                    "HyperConverged {} v1beta1 has no field `{}` (field names are case-sensitive): the API server prunes it, so HCO does not apply it",
+                    object.name, key
+                ),
+            )
+            .with_object(Some(object.object_ref()))
+            .with_path(path.to_string())
+            .with_help(format!("did you mean `{field}`?"))
+        })
+        .collect()
+}
+
+/// Findings about HyperConverged objects: a JSON patch annotation HCO cannot apply, a
+/// generated KubeVirt CR that lists a gate both enabled and disabled, and configuration HCO
+/// overwrites.
+pub fn findings(
+    objects: &[Object],
+    version: KubeVirtVersion,
+    cluster: Option<ClusterSetting<'_>>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
+    if let Some(owner) = objects.iter().find(|o| is_hyperconverged(o)) {
+        findings.extend(overwritten(owner, objects, cluster));
+    }
     for object in objects.iter().filter(|o| is_hyperconverged(o)) {
+        findings.extend(pruned_findings(object, hco_release::for_kubevirt(version)));
         let generation = generate(&object.node.to_json(), version);
         let path = FieldPath::parse("metadata.annotations").key(KUBEVIRT_JSONPATCH);
         let finding = |message: String, help: &str| {
