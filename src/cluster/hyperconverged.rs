@@ -485,9 +485,65 @@ fn apply_jsonpatch_annotation(object: &Value, kubevirt: &Value) -> Result<Value,
         ));
     }
     let mut patched = kubevirt.clone();
-    json_patch::patch(&mut patched, &patch)
-        .map_err(|err| format!("annotation {KUBEVIRT_JSONPATCH}: {err}"))?;
+    let mut budget = CopyBudget::default();
+    for (index, operation) in patch.0.iter().enumerate() {
+        if let json_patch::PatchOperation::Copy(copy) = operation {
+            budget.spend(&patched, copy).map_err(|limit| {
+                format!(
+                    "annotation {KUBEVIRT_JSONPATCH}: operation {index} (copy to `{}`): {limit}",
+                    copy.path
+                )
+            })?;
+        }
+        json_patch::patch_unsafe(&mut patched, std::slice::from_ref(operation)).map_err(|err| {
+            format!(
+                "annotation {KUBEVIRT_JSONPATCH}: operation {index} failed at path '{}': {}",
+                err.path, err.kind
+            )
+        })?;
+    }
     Ok(patched)
+}
+
+/// Values a patch may copy in all, and how deep a copy may nest: each `copy` can double the
+/// document, so a short annotation could otherwise grow it without bound (evanphx/json-patch
+/// v5 has no limit by default either; HCO would exhaust its memory).
+const COPY_VALUE_LIMIT: usize = 10_000;
+const COPY_DEPTH_LIMIT: usize = 256;
+
+#[derive(Default)]
+struct CopyBudget {
+    copied: usize,
+}
+
+impl CopyBudget {
+    /// Counts the values a `copy` adds (without recursion), failing once the patch has copied
+    /// more than [`COPY_VALUE_LIMIT`] or the copy would nest deeper than [`COPY_DEPTH_LIMIT`].
+    fn spend(&mut self, document: &Value, copy: &json_patch::CopyOperation) -> Result<(), String> {
+        let exceeded = || {
+            format!(
+                "kvlint applies patches that copy at most {COPY_VALUE_LIMIT} values, {COPY_DEPTH_LIMIT} levels deep"
+            )
+        };
+        // A missing `from` is json-patch's error to report.
+        let Some(from) = document.pointer(copy.from.as_str()) else {
+            return Ok(());
+        };
+        let base = copy.path.count();
+        let mut pending = vec![(from, base)];
+        while let Some((value, depth)) = pending.pop() {
+            self.copied += 1;
+            if self.copied > COPY_VALUE_LIMIT || depth > COPY_DEPTH_LIMIT {
+                return Err(exceeded());
+            }
+            match value {
+                Value::Array(items) => pending.extend(items.iter().map(|v| (v, depth + 1))),
+                Value::Object(fields) => pending.extend(fields.values().map(|v| (v, depth + 1))),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 fn operation_path(operation: &json_patch::PatchOperation) -> String {
@@ -863,6 +919,38 @@ mod tests {
                 .patch_error
                 .is_some_and(|e| e.contains("not a JSON patch"))
         );
+    }
+
+    #[test]
+    fn a_patch_that_doubles_the_document_is_refused_quickly() {
+        let copies: Vec<String> = (0..64)
+            .map(|i| format!(r#"{{"op": "copy", "from": "/spec/configuration", "path": "/spec/configuration/c{i}"}}"#))
+            .collect();
+        let generation = patched(&format!("[{}]", copies.join(",")));
+        assert!(
+            generation
+                .patch_error
+                .is_some_and(|e| e.contains("copy at most 10000 values"))
+        );
+        let deep: Vec<String> = (0..300)
+            .map(|i| {
+                let path = "/x".repeat(i + 1);
+                format!(r#"{{"op": "add", "path": "/spec/configuration{path}", "value": {{}}}}"#)
+            })
+            .collect();
+        let generation = patched(&format!(
+            r#"[{}, {{"op": "copy", "from": "/spec/configuration/x", "path": "/spec/configuration/y"}}]"#,
+            deep.join(",")
+        ));
+        assert!(
+            generation
+                .patch_error
+                .is_some_and(|e| e.contains("levels deep"))
+        );
+        let small = patched(
+            r#"[{"op": "copy", "from": "/spec/configuration/network", "path": "/spec/configuration/n"}]"#,
+        );
+        assert_eq!(small.patch_error, None);
     }
 
     #[test]
