@@ -4,7 +4,10 @@
 //! branch per case) followed by KubeVirt's admission of the VM (`vmi-create-admitter.go`,
 //! `featuregate.IsEnabled`).
 
+mod common;
+
 use std::path::Path;
+use std::time::Duration;
 
 use kvlint::check::{self, Options, Report};
 use kvlint::cluster::profile::KubeVirtVersion;
@@ -321,4 +324,46 @@ fn a_lower_case_common_instancetypes_deployment_is_pruned() {
     let report = check_at(9, &[("hco.yaml", &hco)], None);
     assert!(!report.profile.as_ref().unwrap().deploy_catalog);
     assert!(messages(&report, "KV0014").is_empty());
+}
+
+// A patch whose copies double the document: HCO (evanphx/json-patch v5, no copy limit by
+// default) would grow it without bound; kvlint reports it and checks the rest.
+#[test]
+fn a_patch_that_doubles_the_document_is_reported_within_bounds() {
+    let copies: Vec<String> = (0..80)
+        .map(|i| {
+            format!(r#"{{"op": "copy", "from": "/spec", "path": "/spec/configuration/c{i}"}}"#)
+        })
+        .collect();
+    let hco = hco_v1beta1(
+        &format!(
+            "  annotations:\n    kubevirt.kubevirt.io/jsonpatch: '[{}]'\n",
+            copies.join(", ")
+        ),
+        "  {}\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hco.yaml"), hco).unwrap();
+    std::fs::write(dir.path().join("vm.yaml"), downward_metrics_vm()).unwrap();
+    let run = common::run(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+            "--no-config",
+            ".",
+        ],
+        dir.path(),
+        Duration::from_secs(60),
+    );
+    run.assert_within(Duration::from_secs(10), 512);
+    let diagnostics = run.diagnostics();
+    let codes: Vec<&str> = diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"KV0007"), "{codes:?}");
+    assert!(codes.contains(&"KV1008"), "{codes:?}");
 }
