@@ -33,9 +33,9 @@
 // `disabledFeatureGates`: the rollout strategy is the release's default, the emulated machines
 // are the defaults plus any machine type the profile configures, and virt-api is taken to run on
 // amd64. A feature gate is on when the profile lists it, or when it is GA, or Beta from v1.9 on
-// (states as registered at the commit the conformance cases were produced with, which makes
-// `DecentralizedLiveMigration` Beta). Where KubeVirt itself panics (a zero hugepage size) no
-// cause is produced.
+// (states as released in v1.9.0: `DecentralizedLiveMigration` is Alpha there, Beta only at the
+// later commit the conformance cases were produced with, none of which uses it). Where KubeVirt
+// itself panics (a zero hugepage size) no cause is produced.
 
 use std::net::IpAddr;
 
@@ -190,8 +190,6 @@ const DEFAULT_ON_SINCE: &[(&str, u32, u32)] = &[
     ("GPUsWithDRA", 1, 9),
     ("HostDevicesWithDRA", 1, 9),
     ("RebootPolicy", 1, 9),
-    ("PersistentReservation", 1, 9),
-    ("DecentralizedLiveMigration", 1, 9),
 ];
 
 fn gate(profile: &ClusterProfile, name: &str) -> bool {
@@ -2832,10 +2830,14 @@ fn persistent_reservation(cx: &mut Ctx) {
         .devices("disks")
         .iter()
         .any(|d| has(d, &["lun"]) && flag(d, &["lun", "reservation"]) == Some(true));
-    if wanted && !cx.gate("PersistentReservation") {
+    if wanted && !cx.profile.persistent_reservation_enabled() {
         cx.push(
             ts!("domain.devices.disks.luns.reservation"),
-            "persistent reservation is not enabled in kubevirt config",
+            if cx.profile.version.at_least(1, 9) {
+                "persistent reservation is not enabled in kubevirt config"
+            } else {
+                "PersistentReservation feature gate is not enabled in kubevirt-config"
+            },
         );
     }
 }
@@ -3117,7 +3119,21 @@ mod tests {
             Vec::new()
         );
         let wait = json!({"spec": {"runStrategy": "WaitAsReceiver"}});
-        assert_eq!(run_vm(&wait, &default, true), Vec::new());
+        assert_eq!(
+            run_vm(
+                &wait,
+                &profile((1, 9), &["DecentralizedLiveMigration"]),
+                true
+            ),
+            Vec::new()
+        );
+        assert_eq!(
+            run_vm(&wait, &default, true),
+            one(
+                "spec.runStrategy",
+                "Invalid RunStrategy (WaitAsReceiver), DecentralizedLiveMigration feature gate is not enabled in kubevirt resource"
+            )
+        );
         assert_eq!(
             run_vm(&wait, &profile((1, 8), &[]), true),
             one(
@@ -4290,12 +4306,23 @@ mod tests {
         );
         let reservation = json!({"volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "c"}}],
                                  "domain": {"devices": {"disks": [{"name": "root", "lun": {"reservation": true}}]}}});
-        assert_eq!(run(&reservation), Vec::new());
+        // GA in v1.9, yet `PersistentReservationEnabled` needs the configuration or the gate.
+        assert_eq!(
+            run(&reservation),
+            one(
+                "spec.template.spec.domain.devices.disks.luns.reservation",
+                "persistent reservation is not enabled in kubevirt config"
+            )
+        );
+        assert_eq!(
+            run_with(&reservation, &profile((1, 9), &["PersistentReservation"])),
+            Vec::new()
+        );
         assert_eq!(
             run_with(&reservation, &profile((1, 8), &[])),
             one(
                 "spec.template.spec.domain.devices.disks.luns.reservation",
-                "persistent reservation is not enabled in kubevirt config"
+                "PersistentReservation feature gate is not enabled in kubevirt-config"
             )
         );
         assert_eq!(

@@ -161,10 +161,22 @@ fn cluster_profile(
     config: &Config,
 ) -> ClusterProfile {
     let mut profile = ClusterProfile::new(version);
+    let hyperconverged: Vec<&Object> = objects
+        .iter()
+        .filter(|o| crate::cluster::hyperconverged::is_hyperconverged(o))
+        .collect();
+    // HCO overwrites the KubeVirt CR it owns: `cluster:` keeps only what HCO takes from its
+    // environment, and the repository's own KubeVirt objects do not apply.
     if let Some(cluster) = &config.cluster {
-        profile.configure(cluster);
+        if hyperconverged.is_empty() {
+            profile.configure(cluster);
+        } else {
+            profile.configure(&crate::cluster::hyperconverged::environment_configuration(
+                cluster,
+            ));
+        }
     }
-    for object in objects {
+    for object in objects.iter().filter(|_| hyperconverged.is_empty()) {
         if object.group == crate::k8s::KUBEVIRT_GROUP
             && object.kind == "KubeVirt"
             && let Some(configuration) =
@@ -173,12 +185,10 @@ fn cluster_profile(
             profile.configure(&configuration.to_json());
         }
     }
-    for object in objects
-        .iter()
-        .filter(|o| crate::cluster::hyperconverged::is_hyperconverged(o))
-    {
+    for object in hyperconverged {
         profile.configure(
-            &crate::cluster::hyperconverged::kubevirt_configuration(&object.node.to_json()).0,
+            &crate::cluster::hyperconverged::generate(&object.node.to_json(), version)
+                .configuration,
         );
     }
     profile

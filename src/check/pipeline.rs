@@ -55,6 +55,14 @@ pub struct Outcome {
     pub warnings: Vec<String>,
 }
 
+/// Where the configuration file's `cluster:` is written.
+fn config_location(config: &Config) -> Option<crate::diag::Location> {
+    Some(crate::diag::Location {
+        file: Arc::clone(config.file.as_ref()?),
+        span: config.cluster_span?,
+    })
+}
+
 /// Whether VMs may reference the object, or it configures the cluster.
 fn referenced(object: &Object) -> bool {
     crate::resolve::is_referenced_kind(&object.group, &object.kind)
@@ -461,9 +469,22 @@ fn stream_inputs(
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());
     index.pending.add(catalog.findings.iter().cloned());
-    index
-        .pending
-        .add(crate::cluster::hyperconverged::findings(&index.referenced));
+    let cluster_location = config_location(&settings.config);
+    index.pending.add(crate::cluster::hyperconverged::findings(
+        &index.referenced,
+        version,
+        settings
+            .config
+            .cluster
+            .as_ref()
+            .zip(cluster_location.as_ref())
+            .map(
+                |(value, location)| crate::cluster::hyperconverged::ClusterSetting {
+                    value,
+                    location,
+                },
+            ),
+    ));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,
         &catalog,

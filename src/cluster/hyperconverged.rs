@@ -1,15 +1,24 @@
 //! The OpenShift Virtualization / HyperConverged Cluster Operator (`hco.kubevirt.io`
-//! `HyperConverged`) as a source of the cluster profile: HCO owns the `KubeVirt` CR and writes
-//! its `spec.configuration` from the HyperConverged spec, so kvlint derives the same
-//! configuration (upstream `controllers/handlers/kubevirt.go`).
+//! `HyperConverged`) as the source of the cluster profile. HCO owns the `KubeVirt` CR and
+//! overwrites its spec with one it generates from the HyperConverged object (`NewKubeVirt`,
+//! `getKVConfig` in `controllers/handlers/kubevirt.go`), then applies the object's
+//! `kubevirt.kubevirt.io/jsonpatch` annotation to the whole generated CR. kvlint generates the
+//! same CR for the HCO release that ships the target KubeVirt release (`hco_release`).
 //!
-//! Not derivable from the object: machine types (HCO takes them from its operator's environment)
-//! and the eviction strategy HCO defaults by cluster topology; set them in `.kvlint.yaml`
-//! `cluster:` or with the `kubevirt.kubevirt.io/jsonpatch` annotation, which is applied as HCO
-//! applies it.
+//! Not modelled, because they come from the cluster rather than the object: machine types and
+//! the default architecture (HCO's operator environment and the nodes: set them in `cluster:`
+//! `architectureConfiguration`), KVM emulation, gates HCO adds for cluster state
+//! (`SecureExecution` with s390x workers, `ExternalNetResourceInjection` once the network
+//! resources injector is ready), the `evictionStrategy` HCO's webhook writes into the
+//! HyperConverged object once it knows the topology (`LiveMigrate` on highly available
+//! clusters, `None` on single-node ones; without it kvlint renders KubeVirt's default), node
+//! placement, TLS, certificate rotation, the product version, and the typed round trip after
+//! the patch (unknown fields the patch adds are dropped by HCO, kept by kvlint).
 
 use serde_json::{Map, Value, json};
 
+use super::hco_release::{self, HcoRelease};
+use super::profile::KubeVirtVersion;
 use crate::diag::Finding;
 use crate::k8s::Object;
 use crate::rules;
@@ -21,55 +30,76 @@ pub const KIND: &str = "HyperConverged";
 /// The JSON patch HCO applies to the KubeVirt CR it generates.
 const KUBEVIRT_JSONPATCH: &str = "kubevirt.kubevirt.io/jsonpatch";
 const PASST_BINDING_ANNOTATION: &str = "hco.kubevirt.io/deployPasstNetworkBinding";
+const AIE_ANNOTATION: &str = "hco.kubevirt.io/deployAIE";
 
-/// KubeVirt feature gates HCO always enables.
-const MANDATORY_GATES: [&str; 5] = [
-    "CPUManager",
-    "Snapshot",
-    "HostDevices",
-    "KubevirtSeccompProfile",
-    "HypervStrictCheck",
+/// CPU models HCO always marks obsolete (`hardcodedObsoleteCPUModels`).
+const OBSOLETE_CPU_MODELS: [&str; 34] = [
+    "486",
+    "486-v1",
+    "pentium",
+    "pentium-v1",
+    "pentium2",
+    "pentium2-v1",
+    "pentium3",
+    "pentium3-v1",
+    "pentiumpro",
+    "pentiumpro-v1",
+    "coreduo",
+    "coreduo-v1",
+    "n270",
+    "n270-v1",
+    "core2duo",
+    "core2duo-v1",
+    "Conroe",
+    "Conroe-v1",
+    "athlon",
+    "athlon-v1",
+    "phenom",
+    "phenom-v1",
+    "qemu64",
+    "qemu64-v1",
+    "qemu32",
+    "qemu32-v1",
+    "kvm64",
+    "kvm64-v1",
+    "kvm32",
+    "kvm32-v1",
+    "Opteron_G1",
+    "Opteron_G1-v1",
+    "Opteron_G2",
+    "Opteron_G2-v1",
 ];
 
-/// HCO feature gates that enable a KubeVirt gate of the same meaning, and their HCO defaults.
-const MAPPED_GATES: [(&str, &[&str], bool); 6] = [
-    ("downwardMetrics", &["DownwardMetrics"], false),
-    ("alignCPUs", &["AlignCPUs"], false),
-    ("objectGraph", &["ObjectGraph"], false),
-    (
-        "decentralizedLiveMigration",
-        &["DecentralizedLiveMigration"],
-        true,
-    ),
-    (
-        "incrementalBackup",
-        &["IncrementalBackup", "UtilityVolumes"],
-        false,
-    ),
-    ("containerPathVolumes", &["ContainerPathVolumes"], false),
+/// The live-migration fields HCO copies into `spec.configuration.migrations`.
+const MIGRATION_FIELDS: [&str; 9] = [
+    "bandwidthPerMigration",
+    "completionTimeoutPerGiB",
+    "parallelOutboundMigrationsPerNode",
+    "parallelMigrationsPerCluster",
+    "progressTimeout",
+    "network",
+    "allowAutoConverge",
+    "allowPostCopy",
+    "allowWorkloadDisruption",
 ];
 
-/// KubeVirt's Beta gates, on by default from v1.9: HCO lists every one it does not enable in
-/// `disabledFeatureGates`.
-const BETA_GATES: [&str; 8] = [
-    "PasstBinding",
-    "WorkloadEncryptionSEV",
-    "DeclarativeHotplugVolumes",
-    "GPUsWithDRA",
-    "HostDevicesWithDRA",
-    "RebootPolicy",
-    "PersistentReservation",
-    "DecentralizedLiveMigration",
-];
-
-/// Whether an HCO feature gate is on: `v1beta1` writes a map of booleans, `v1` a list of
-/// `{name, state}` (a listed gate without state is enabled).
-fn hco_gate(spec: &Value, name: &str, default: bool) -> bool {
+/// Whether an HCO feature gate is on. `v1beta1` writes a map of booleans whose keys the API
+/// server matches exactly (another spelling is pruned); `v1` a list of `{name, state}` (a
+/// listed gate without state is enabled), matched case-insensitively from HCO 1.19.
+fn hco_gate(spec: &Value, name: &str, default: bool, release: &HcoRelease) -> bool {
     match spec.get("featureGates") {
         Some(Value::Object(gates)) => gates.get(name).and_then(Value::as_bool).unwrap_or(default),
         Some(Value::Array(gates)) => gates
             .iter()
-            .find(|g| g.get("name").and_then(Value::as_str) == Some(name))
+            .find(|g| {
+                g.get("name").and_then(Value::as_str).is_some_and(|n| {
+                    if release.v1_names_case_insensitive {
+                        n.eq_ignore_ascii_case(name)
+                    } else {
+                        n == name
+                    }
+                })
+            })
             .map_or(default, |g| {
                 g.get("state").and_then(Value::as_str).unwrap_or("Enabled") == "Enabled"
             }),
@@ -84,48 +114,103 @@ fn first<'v>(spec: &'v Value, pointers: &[&str]) -> Option<&'v Value> {
         .find_map(|p| spec.pointer(p).filter(|v| !v.is_null()))
 }
 
-fn kubevirt_gates(object: &Value, spec: &Value) -> (Vec<String>, Vec<String>) {
-    let mut enabled: Vec<String> = MANDATORY_GATES.iter().map(|g| (*g).to_owned()).collect();
-    for (hco, kubevirt, default) in MAPPED_GATES {
-        if hco_gate(spec, hco, default) {
-            enabled.extend(kubevirt.iter().map(|g| (*g).to_owned()));
-        }
-    }
-    enabled.push(
-        if hco_gate(spec, "declarativeHotplugVolumes", true) {
-            "DeclarativeHotplugVolumes"
-        } else {
-            "HotplugVolumes"
-        }
-        .to_owned(),
-    );
-    let passt = object
+fn annotation<'v>(object: &'v Value, name: &str) -> Option<&'v str> {
+    object
         .pointer("/metadata/annotations")
-        .and_then(|a| a.get(PASST_BINDING_ANNOTATION))
+        .and_then(|a| a.get(name))
         .and_then(Value::as_str)
-        == Some("true");
-    if passt {
-        enabled.push("PasstBinding".to_owned());
-    }
-    enabled.sort();
-    let disabled = BETA_GATES
-        .iter()
-        .filter(|g| !enabled.iter().any(|e| e == *g))
-        .map(|g| (*g).to_owned())
-        .collect();
-    (enabled, disabled)
 }
 
-/// The `KubeVirt` `spec.configuration` HCO generates for a HyperConverged object, with the
-/// fields the cluster profile and `kvlint diff` read. A `kubevirt.kubevirt.io/jsonpatch` annotation that cannot
-/// be applied is left out and returned as the error.
-pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
-    let empty = Value::Object(Map::new());
-    let spec = object.get("spec").unwrap_or(&empty);
-    let (gates, disabled) = kubevirt_gates(object, spec);
+/// `getKvFeatureGateList` and `getKvDisabledFeatureGateList`: the enabled gates (sorted) and
+/// the Beta gates HCO disables.
+fn kubevirt_gates(
+    object: &Value,
+    spec: &Value,
+    release: &HcoRelease,
+) -> (Vec<String>, Vec<String>) {
+    let mut enabled: Vec<&str> = release.mandatory.to_vec();
+    for gate in release.mapped {
+        if hco_gate(spec, gate.hco, gate.default, release) {
+            enabled.extend(gate.kubevirt);
+        }
+    }
+    if let Some(default) = release.declarative_hotplug_default {
+        enabled.push(
+            if hco_gate(spec, "declarativeHotplugVolumes", default, release) {
+                "DeclarativeHotplugVolumes"
+            } else {
+                "HotplugVolumes"
+            },
+        );
+    }
+    if let Some(gate) = release.passt_gate
+        && annotation(object, PASST_BINDING_ANNOTATION) == Some("true")
+    {
+        enabled.push(gate);
+    }
+    if release.kubevirt.at_least(1, 8) {
+        if annotation(object, AIE_ANNOTATION) == Some("true") {
+            if release.kubevirt.at_least(1, 9) {
+                enabled.extend(["GraceIOVirtualization", "IOMMUFD"]);
+            }
+            enabled.push("PCINUMAAwareTopology");
+        }
+        let hypervisors = first(spec, &["/hypervisors", "/virtualization/hypervisors"]);
+        if hypervisors
+            .and_then(Value::as_array)
+            .is_some_and(|h| !h.is_empty())
+        {
+            enabled.push("ConfigurableHypervisor");
+        }
+        if first(
+            spec,
+            &[
+                "/roleAggregationStrategy",
+                "/virtualization/roleAggregationStrategy",
+            ],
+        )
+        .is_some()
+        {
+            enabled.push("OptOutRoleAggregation");
+        }
+    }
+    enabled.sort_unstable();
+    let disabled = release
+        .beta_gates
+        .iter()
+        .filter(|g| !enabled.contains(g))
+        .map(|g| (*g).to_owned())
+        .collect();
+    (enabled.into_iter().map(str::to_owned).collect(), disabled)
+}
+
+/// `toKvPersistentReservationConfiguration` (HCO 1.19): `storage.persistentReservationConfiguration.enabled`
+/// (`v1`), else the deprecated `persistentReservation` gate (`v1beta1` converts its value to
+/// the field; `v1` enables it when the gate is on).
+fn persistent_reservation(spec: &Value, release: &HcoRelease) -> Option<bool> {
+    if let Some(enabled) = spec
+        .pointer("/storage/persistentReservationConfiguration/enabled")
+        .and_then(Value::as_bool)
+    {
+        return Some(enabled);
+    }
+    match spec.get("featureGates") {
+        Some(Value::Object(gates)) => gates.get("persistentReservation").and_then(Value::as_bool),
+        Some(Value::Array(_)) => {
+            hco_gate(spec, "persistentReservation", false, release).then_some(true)
+        }
+        _ => None,
+    }
+}
+
+fn developer_configuration(object: &Value, spec: &Value, release: &HcoRelease) -> Value {
+    let (gates, disabled) = kubevirt_gates(object, spec, release);
     let mut developer = Map::new();
     developer.insert("featureGates".to_owned(), json!(gates));
-    developer.insert("disabledFeatureGates".to_owned(), json!(disabled));
+    if !disabled.is_empty() {
+        developer.insert("disabledFeatureGates".to_owned(), json!(disabled));
+    }
+    developer.insert("diskVerification".to_owned(), json!({"memoryLimit": "2G"}));
     if let Some(percent) = first(
         spec,
         &[
@@ -135,17 +220,95 @@ pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
     ) {
         developer.insert("memoryOvercommit".to_owned(), percent.clone());
     }
+    if let Some(verbosity) = first(
+        spec,
+        &[
+            "/logVerbosityConfig/kubevirt",
+            "/deployment/logVerbosityConfig/kubevirt",
+        ],
+    ) {
+        developer.insert("logVerbosity".to_owned(), verbosity.clone());
+    }
+    Value::Object(developer)
+}
+
+fn network_configuration(spec: &Value) -> Value {
+    let mut bindings = first(spec, &["/networkBinding", "/networking/networkBinding"])
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    bindings.insert(
+        "l2bridge".to_owned(),
+        json!({"domainAttachmentType": "managedTap", "migration": {}}),
+    );
+    json!({"defaultNetworkInterface": "masquerade", "binding": bindings})
+}
+
+fn migration_configuration(spec: &Value) -> Value {
+    let given = first(
+        spec,
+        &[
+            "/liveMigrationConfig",
+            "/virtualization/liveMigrationConfig",
+        ],
+    );
+    let mut migrations = Map::new();
+    for field in MIGRATION_FIELDS {
+        if let Some(value) = given.and_then(|g| g.get(field)).filter(|v| !v.is_null()) {
+            migrations.insert(field.to_owned(), value.clone());
+        }
+    }
+    Value::Object(migrations)
+}
+
+fn obsolete_cpu_models(spec: &Value) -> Value {
+    let mut models: Map<String, Value> = OBSOLETE_CPU_MODELS
+        .iter()
+        .map(|m| ((*m).to_owned(), Value::Bool(true)))
+        .collect();
+    let given = first(
+        spec,
+        &[
+            "/obsoleteCPUs/cpuModels",
+            "/virtualization/obsoleteCPUModels",
+        ],
+    );
+    for model in given.and_then(Value::as_array).into_iter().flatten() {
+        if let Some(model) = model.as_str() {
+            models.insert(model.to_owned(), Value::Bool(true));
+        }
+    }
+    models.sort_keys();
+    Value::Object(models)
+}
+
+/// `getKVConfig`: the `spec.configuration` HCO generates, with the fields that follow from the
+/// HyperConverged object (the rest comes from the operator's environment and the nodes).
+fn generated_configuration(object: &Value, spec: &Value, release: &HcoRelease) -> Value {
     let mut config = Map::new();
     config.insert(
         "developerConfiguration".to_owned(),
-        Value::Object(developer),
+        developer_configuration(object, spec, release),
     );
+    config.insert("network".to_owned(), network_configuration(spec));
+    config.insert("migrations".to_owned(), migration_configuration(spec));
+    config.insert("obsoleteCPUModels".to_owned(), obsolete_cpu_models(spec));
     config.insert(
-        "network".to_owned(),
-        json!({"defaultNetworkInterface": "masquerade"}),
+        "seccompConfiguration".to_owned(),
+        json!({"virtualMachineInstanceProfile": {"customProfile": {"localhostProfile": "kubevirt/kubevirt.json"}}}),
     );
     config.insert("vmRolloutStrategy".to_owned(), json!("LiveUpdate"));
-    let copied: [(&str, &[&str]); 6] = [
+    if release.reservation_configuration
+        && let Some(enabled) = persistent_reservation(spec, release)
+    {
+        config.insert(
+            "persistentReservationConfiguration".to_owned(),
+            json!({"enabled": enabled}),
+        );
+    }
+    // `CommonInstancetypesDeployment` is the `v1beta1` spelling (the API server prunes
+    // `commonInstancetypesDeployment` there); `v1` moved it under `workloadSources`.
+    let copied: [(&str, &[&str]); 8] = [
         (
             "liveUpdateConfiguration",
             &[
@@ -179,9 +342,16 @@ pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
             "commonInstancetypesDeployment",
             &[
                 "/CommonInstancetypesDeployment",
-                "/commonInstancetypesDeployment",
                 "/workloadSources/commonInstancetypesDeployment",
             ],
+        ),
+        (
+            "ksmConfiguration",
+            &["/ksmConfiguration", "/virtualization/ksmConfiguration"],
+        ),
+        (
+            "vmStateStorageClass",
+            &["/vmStateStorageClass", "/storage/vmStateStorageClass"],
         ),
     ];
     for (field, pointers) in copied {
@@ -189,32 +359,203 @@ pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
             config.insert(field.to_owned(), value.clone());
         }
     }
-    let configuration = Value::Object(config);
-    match apply_jsonpatch_annotation(object, &configuration) {
+    Value::Object(config)
+}
+
+/// `NewKubeVirt`: the KubeVirt object HCO generates, before its JSON patch annotation.
+fn generated_kubevirt(object: &Value, release: &HcoRelease) -> Value {
+    let empty = Value::Object(Map::new());
+    let spec = object.get("spec").unwrap_or(&empty);
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .cloned()
+        .unwrap_or_else(|| json!("kubevirt-hyperconverged"));
+    let uninstall = match first(
+        spec,
+        &["/uninstallStrategy", "/deployment/uninstallStrategy"],
+    )
+    .and_then(Value::as_str)
+    {
+        Some("RemoveWorkloads") => "RemoveWorkloads",
+        _ => "BlockUninstallIfWorkloadsExist",
+    };
+    let mut kubevirt_spec = Map::new();
+    kubevirt_spec.insert("uninstallStrategy".to_owned(), json!(uninstall));
+    kubevirt_spec.insert(
+        "configuration".to_owned(),
+        generated_configuration(object, spec, release),
+    );
+    kubevirt_spec.insert(
+        "workloadUpdateStrategy".to_owned(),
+        first(
+            spec,
+            &[
+                "/workloadUpdateStrategy",
+                "/virtualization/workloadUpdateStrategy",
+            ],
+        )
+        .cloned()
+        .unwrap_or_else(|| json!({})),
+    );
+    kubevirt_spec.insert("productName".to_owned(), json!("hyperconverged-cluster"));
+    kubevirt_spec.insert("productComponent".to_owned(), json!("compute"));
+    json!({
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt-kubevirt-hyperconverged", "namespace": namespace},
+        "spec": kubevirt_spec,
+    })
+}
+
+/// What HCO makes of a HyperConverged object for a KubeVirt release.
+#[derive(Debug)]
+pub struct Generation {
+    /// The KubeVirt CR's `spec.configuration`, the JSON patch annotation applied.
+    pub configuration: Value,
+    /// Why the patch annotation cannot be applied (the configuration is then the one without
+    /// it; HCO does not reconcile at all).
+    pub patch_error: Option<String>,
+    /// Gates in both `featureGates` and `disabledFeatureGates` after the patch.
+    pub conflicting_gates: Vec<String>,
+}
+
+/// The KubeVirt configuration the HCO release that ships `version` generates.
+pub fn generate(object: &Value, version: KubeVirtVersion) -> Generation {
+    let release = hco_release::for_kubevirt(version);
+    let generated = generated_kubevirt(object, release);
+    let (kubevirt, patch_error) = match apply_jsonpatch_annotation(object, &generated) {
         Ok(patched) => (patched, None),
-        Err(error) => (configuration, Some(error)),
+        Err(error) => (generated, Some(error)),
+    };
+    let configuration = kubevirt
+        .pointer("/spec/configuration")
+        .filter(|c| c.is_object())
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let conflicting_gates = conflicting_gates(&configuration);
+    Generation {
+        configuration,
+        patch_error,
+        conflicting_gates,
     }
 }
 
-fn apply_jsonpatch_annotation(object: &Value, configuration: &Value) -> Result<Value, String> {
-    let patch = object
-        .pointer("/metadata/annotations")
-        .and_then(|a| a.get(KUBEVIRT_JSONPATCH))
-        .and_then(Value::as_str);
-    let Some(patch) = patch else {
-        return Ok(configuration.clone());
+/// The configuration HCO generates for the newest KubeVirt release kvlint knows.
+pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
+    let generation = generate(object, KubeVirtVersion::LATEST);
+    (generation.configuration, generation.patch_error)
+}
+
+fn gate_names<'v>(configuration: &'v Value, list: &str) -> Vec<&'v str> {
+    configuration
+        .pointer(&format!("/developerConfiguration/{list}"))
+        .and_then(Value::as_array)
+        .map(|gates| gates.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn conflicting_gates(configuration: &Value) -> Vec<String> {
+    let disabled = gate_names(configuration, "disabledFeatureGates");
+    let mut both: Vec<String> = gate_names(configuration, "featureGates")
+        .into_iter()
+        .filter(|g| disabled.contains(g))
+        .map(str::to_owned)
+        .collect();
+    both.sort();
+    both.dedup();
+    both
+}
+
+/// `ApplyPatchToSpec`: RFC 6902 (HCO uses evanphx/json-patch v5) on the whole generated
+/// object; every operation's `path` must lie under `/spec/`.
+fn apply_jsonpatch_annotation(object: &Value, kubevirt: &Value) -> Result<Value, String> {
+    let Some(text) = annotation(object, KUBEVIRT_JSONPATCH) else {
+        return Ok(kubevirt.clone());
     };
-    let operations: Vec<Value> = serde_json::from_str(patch)
+    let patch: json_patch::Patch = serde_json::from_str(text)
         .map_err(|err| format!("annotation {KUBEVIRT_JSONPATCH} is not a JSON patch: {err}"))?;
-    let mut kubevirt = json!({"spec": {"configuration": configuration}});
-    for operation in &operations {
-        apply_operation(&mut kubevirt, operation)
-            .map_err(|err| format!("annotation {KUBEVIRT_JSONPATCH}: {err}"))?;
+    if let Some(outside) = patch
+        .0
+        .iter()
+        .map(operation_path)
+        .find(|path| !path.starts_with("/spec/"))
+    {
+        return Err(format!(
+            "annotation {KUBEVIRT_JSONPATCH}: `{outside}`: HCO can only modify spec fields"
+        ));
     }
-    Ok(kubevirt
-        .pointer("/spec/configuration")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Map::new())))
+    let mut patched = kubevirt.clone();
+    let mut budget = CopyBudget::default();
+    for (index, operation) in patch.0.iter().enumerate() {
+        if let json_patch::PatchOperation::Copy(copy) = operation {
+            budget.spend(&patched, copy).map_err(|limit| {
+                format!(
+                    "annotation {KUBEVIRT_JSONPATCH}: operation {index} (copy to `{}`): {limit}",
+                    copy.path
+                )
+            })?;
+        }
+        json_patch::patch_unsafe(&mut patched, std::slice::from_ref(operation)).map_err(|err| {
+            format!(
+                "annotation {KUBEVIRT_JSONPATCH}: operation {index} failed at path '{}': {}",
+                err.path, err.kind
+            )
+        })?;
+    }
+    Ok(patched)
+}
+
+/// Values a patch may copy in all, and how deep a copy may nest: each `copy` can double the
+/// document, so a short annotation could otherwise grow it without bound (evanphx/json-patch
+/// v5 has no limit by default either; HCO would exhaust its memory).
+const COPY_VALUE_LIMIT: usize = 10_000;
+const COPY_DEPTH_LIMIT: usize = 256;
+
+#[derive(Default)]
+struct CopyBudget {
+    copied: usize,
+}
+
+impl CopyBudget {
+    /// Counts the values a `copy` adds (without recursion), failing once the patch has copied
+    /// more than [`COPY_VALUE_LIMIT`] or the copy would nest deeper than [`COPY_DEPTH_LIMIT`].
+    fn spend(&mut self, document: &Value, copy: &json_patch::CopyOperation) -> Result<(), String> {
+        let exceeded = || {
+            format!(
+                "kvlint applies patches that copy at most {COPY_VALUE_LIMIT} values, {COPY_DEPTH_LIMIT} levels deep"
+            )
+        };
+        // A missing `from` is json-patch's error to report.
+        let Some(from) = document.pointer(copy.from.as_str()) else {
+            return Ok(());
+        };
+        let base = copy.path.count();
+        let mut pending = vec![(from, base)];
+        while let Some((value, depth)) = pending.pop() {
+            self.copied += 1;
+            if self.copied > COPY_VALUE_LIMIT || depth > COPY_DEPTH_LIMIT {
+                return Err(exceeded());
+            }
+            match value {
+                Value::Array(items) => pending.extend(items.iter().map(|v| (v, depth + 1))),
+                Value::Object(fields) => pending.extend(fields.values().map(|v| (v, depth + 1))),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn operation_path(operation: &json_patch::PatchOperation) -> String {
+    use json_patch::PatchOperation as Op;
+    match operation {
+        Op::Add(op) => op.path.to_string(),
+        Op::Remove(op) => op.path.to_string(),
+        Op::Replace(op) => op.path.to_string(),
+        Op::Move(op) => op.path.to_string(),
+        Op::Copy(op) => op.path.to_string(),
+        Op::Test(op) => op.path.to_string(),
+    }
 }
 
 /// Whether an object is a HyperConverged CR.
@@ -222,86 +563,213 @@ pub fn is_hyperconverged(object: &Object) -> bool {
     object.group == GROUP && object.kind == KIND
 }
 
-/// Findings about HyperConverged objects: a JSON patch annotation kvlint cannot apply.
-pub fn findings(objects: &[Object]) -> Vec<Finding> {
-    objects
+/// The part of `.kvlint.yaml`'s `cluster:` that survives HCO: `architectureConfiguration`,
+/// which HCO fills from its operator's environment (machine types) and the nodes (default
+/// architecture). HCO overwrites every other field of the KubeVirt CR it owns.
+pub fn environment_configuration(cluster: &Value) -> Value {
+    let mut kept = Map::new();
+    if let Some(architectures) = cluster.get(ENVIRONMENT_FIELD) {
+        kept.insert(ENVIRONMENT_FIELD.to_owned(), architectures.clone());
+    }
+    Value::Object(kept)
+}
+
+const ENVIRONMENT_FIELD: &str = "architectureConfiguration";
+
+/// Where `.kvlint.yaml`'s `cluster:` is written, and its value.
+#[derive(Clone, Copy, Debug)]
+pub struct ClusterSetting<'a> {
+    pub value: &'a Value,
+    pub location: &'a crate::diag::Location,
+}
+
+/// Findings about configuration HCO overwrites: a repository's own `KubeVirt` objects and the
+/// fields of `cluster:` other than `architectureConfiguration`, when a HyperConverged object
+/// owns the KubeVirt CR (`UpdateCR` copies the generated spec over the whole CR).
+fn overwritten(
+    owner: &Object,
+    objects: &[Object],
+    cluster: Option<ClusterSetting<'_>>,
+) -> Vec<Finding> {
+    let related = || crate::diag::Related {
+        location: owner.head_location(),
+        message: format!("HyperConverged {}", owner.name),
+    };
+    let mut findings: Vec<Finding> = objects
         .iter()
-        .filter(|o| is_hyperconverged(o))
-        .filter_map(|object| {
-            let (_, error) = kubevirt_configuration(&object.node.to_json());
-            let path = FieldPath::parse("metadata.annotations").key(KUBEVIRT_JSONPATCH);
-            error.map(|message| {
-                Finding::new(&rules::INVALID_OBJECT, object.field_location(&path), message)
-                    .with_object(Some(object.object_ref()))
-                    .with_path(path.to_string())
-                    .with_help("the cluster profile is derived without the patch; HCO refuses to reconcile with an invalid patch as well")
-            })
+        .filter(|o| o.group == crate::k8s::KUBEVIRT_GROUP && o.kind == "KubeVirt")
+        .map(|kubevirt| {
+            Finding::new(
+                &rules::DUPLICATE_OBJECT,
+                kubevirt.head_location(),
+                format!(
+                    "HyperConverged {} owns the cluster's KubeVirt CR and overwrites its spec: the configuration of KubeVirt {} does not apply, and kvlint judges VMs against the configuration HCO generates",
+                    owner.name, kubevirt.name
+                ),
+            )
+            .with_severity(crate::rules::Severity::Warning)
+            .with_object(Some(kubevirt.object_ref()))
+            .with_help("configure KubeVirt through the HyperConverged spec, or its kubevirt.kubevirt.io/jsonpatch annotation")
+            .with_related(related())
+        })
+        .collect();
+    if let Some(cluster) = cluster {
+        let overwritten: Vec<&str> = cluster
+            .value
+            .as_object()
+            .into_iter()
+            .flat_map(|fields| fields.keys())
+            .map(String::as_str)
+            .filter(|key| *key != ENVIRONMENT_FIELD)
+            .collect();
+        if !overwritten.is_empty() {
+            findings.push(
+                Finding::new(
+                    &rules::INVALID_CONFIG,
+                    cluster.location.clone(),
+                    format!(
+                        "cluster: sets {}, which HCO overwrites in the KubeVirt CR it generates from HyperConverged {}: kvlint uses only cluster.{ENVIRONMENT_FIELD} (machine types come from HCO's environment)",
+                        overwritten.join(", "),
+                        owner.name
+                    ),
+                )
+                .with_severity(crate::rules::Severity::Warning)
+                .with_help("configure KubeVirt through the HyperConverged spec, or its kubevirt.kubevirt.io/jsonpatch annotation")
+                .with_related(related()),
+            );
+        }
+    }
+    findings
+}
+
+/// `v1beta1` spec fields kvlint reads, as the CRD spells them.
+const V1BETA1_FIELDS: [&str; 12] = [
+    "CommonInstancetypesDeployment",
+    "defaultCPUModel",
+    "defaultRuntimeClass",
+    "evictionStrategy",
+    "featureGates",
+    "higherWorkloadDensity",
+    "instancetypeConfig",
+    "ksmConfiguration",
+    "liveMigrationConfig",
+    "liveUpdateConfiguration",
+    "vmStateStorageClass",
+    "workloadUpdateStrategy",
+];
+
+/// Keys of a `v1beta1` spec (and of its `featureGates` map) that differ from a field HCO
+/// reads only in case: the API server matches field names exactly and prunes them, so HCO
+/// never sees them (`commonInstancetypesDeployment` for `CommonInstancetypesDeployment`).
+fn pruned_spellings(
+    object: &Object,
+    release: &HcoRelease,
+) -> Vec<(FieldPath, String, &'static str)> {
+    if object.version != "v1beta1" {
+        return Vec::new();
+    }
+    let spec = object.node.to_json();
+    let spec = spec.get("spec");
+    let gates: Vec<&'static str> = release
+        .mapped
+        .iter()
+        .map(|g| g.hco)
+        .chain(["declarativeHotplugVolumes", "persistentReservation"])
+        .collect();
+    let near = |key: &str, known: &[&'static str]| {
+        known
+            .iter()
+            .find(|k| **k != key && k.eq_ignore_ascii_case(key))
+            .copied()
+    };
+    let mut pruned = Vec::new();
+    for key in spec
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(Map::keys)
+    {
+        if let Some(field) = near(key, &V1BETA1_FIELDS) {
+            pruned.push((FieldPath::parse("spec").key(key), key.clone(), field));
+        }
+    }
+    let gate_map = spec
+        .and_then(|s| s.get("featureGates"))
+        .and_then(Value::as_object);
+    for key in gate_map.into_iter().flat_map(Map::keys) {
+        if let Some(gate) = near(key, &gates) {
+            pruned.push((
+                FieldPath::parse("spec.featureGates").key(key),
+                key.clone(),
+                gate,
+            ));
+        }
+    }
+    pruned
+}
+
+fn pruned_findings(object: &Object, release: &HcoRelease) -> Vec<Finding> {
+    pruned_spellings(object, release)
+        .into_iter()
+        .map(|(path, key, field)| {
+            Finding::new(
+                &rules::UNKNOWN_FIELD,
+                object.field_location(&path),
+                format!(
+                    "HyperConverged {} v1beta1 has no field `{}` (field names are case-sensitive): the API server prunes it, so HCO does not apply it",
+                    object.name, key
+                ),
+            )
+            .with_object(Some(object.object_ref()))
+            .with_path(path.to_string())
+            .with_help(format!("did you mean `{field}`?"))
         })
         .collect()
 }
 
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-/// One RFC 6902 `add`, `replace` or `remove` operation (the ones HCO's documentation uses).
-fn apply_operation(document: &mut Value, operation: &Value) -> Result<(), String> {
-    let op = operation.get("op").and_then(Value::as_str).unwrap_or("");
-    let path = operation
-        .get("path")
-        .and_then(Value::as_str)
-        .ok_or("an operation without a path")?;
-    let mut tokens: Vec<String> = path.split('/').skip(1).map(unescape).collect();
-    let last = tokens.pop().ok_or("an operation on the whole document")?;
-    let mut parent = &mut *document;
-    for token in &tokens {
-        parent = match parent {
-            Value::Object(map) => map.get_mut(token),
-            Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
-            _ => None,
-        }
-        .ok_or_else(|| format!("`{path}`: `{token}` does not exist"))?;
+/// Findings about HyperConverged objects: a JSON patch annotation HCO cannot apply, a
+/// generated KubeVirt CR that lists a gate both enabled and disabled, and configuration HCO
+/// overwrites.
+pub fn findings(
+    objects: &[Object],
+    version: KubeVirtVersion,
+    cluster: Option<ClusterSetting<'_>>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if let Some(owner) = objects.iter().find(|o| is_hyperconverged(o)) {
+        findings.extend(overwritten(owner, objects, cluster));
     }
-    let value = || {
-        operation
-            .get("value")
-            .cloned()
-            .ok_or_else(|| format!("`{op}` of `{path}` without a value"))
-    };
-    match (op, parent) {
-        ("add" | "replace", Value::Object(map)) => {
-            map.insert(last, value()?);
+    for object in objects.iter().filter(|o| is_hyperconverged(o)) {
+        findings.extend(pruned_findings(object, hco_release::for_kubevirt(version)));
+        let generation = generate(&object.node.to_json(), version);
+        let path = FieldPath::parse("metadata.annotations").key(KUBEVIRT_JSONPATCH);
+        let finding = |message: String, help: &str| {
+            Finding::new(
+                &rules::INVALID_OBJECT,
+                object.field_location(&path),
+                message,
+            )
+            .with_object(Some(object.object_ref()))
+            .with_path(path.to_string())
+            .with_help(help)
+        };
+        if let Some(message) = generation.patch_error {
+            findings.push(finding(
+                message,
+                "the cluster profile is derived without the patch; HCO refuses to reconcile with an invalid patch as well",
+            ));
         }
-        ("remove", Value::Object(map)) => {
-            map.remove(&last);
+        if !generation.conflicting_gates.is_empty() {
+            findings.push(finding(
+                format!(
+                    "the KubeVirt CR HCO generates lists {} in both featureGates and disabledFeatureGates: KubeVirt treats the gate as enabled, and virt-operator refuses every later update of the CR (feature gate \"{}\" exists on both \"FeatureGates\" and \"DisabledFeatureGates\")",
+                    generation.conflicting_gates.join(", "),
+                    generation.conflicting_gates[0]
+                ),
+                "enable the gate through the HyperConverged featureGates where HCO has one, or also remove it from /spec/configuration/developerConfiguration/disabledFeatureGates in the patch",
+            ));
         }
-        ("add", Value::Array(items)) if last == "-" => items.push(value()?),
-        ("add", Value::Array(items)) => {
-            let index = last
-                .parse::<usize>()
-                .ok()
-                .filter(|i| *i <= items.len())
-                .ok_or_else(|| format!("`{path}`: no index {last}"))?;
-            items.insert(index, value()?);
-        }
-        ("replace" | "remove", Value::Array(items)) => {
-            let index = last
-                .parse::<usize>()
-                .ok()
-                .filter(|i| *i < items.len())
-                .ok_or_else(|| format!("`{path}`: no index {last}"))?;
-            if op == "replace" {
-                items[index] = value()?;
-            } else {
-                items.remove(index);
-            }
-        }
-        ("add" | "replace" | "remove", _) => {
-            return Err(format!("`{path}`: the parent is not an object or a list"));
-        }
-        (other, _) => return Err(format!("operation `{other}` is not supported")),
     }
-    Ok(())
+    findings
 }
 
 #[cfg(test)]
@@ -309,7 +777,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cluster::profile::{ClusterProfile, PodBinding};
+    use crate::cluster::profile::{ClusterProfile, KubeVirtVersion, PodBinding};
 
     fn profile(object: &Value) -> ClusterProfile {
         let mut profile = ClusterProfile::default();
@@ -345,7 +813,8 @@ mod tests {
         assert!(profile.has_feature_gate("Snapshot"));
         assert!(profile.has_feature_gate("DeclarativeHotplugVolumes"));
         assert!(!profile.has_feature_gate("DecentralizedLiveMigration"));
-        assert!(profile.has_disabled_feature_gate("DecentralizedLiveMigration"));
+        // Alpha in KubeVirt v1.9: not in HCO 1.19's Beta list.
+        assert!(!profile.has_disabled_feature_gate("DecentralizedLiveMigration"));
         assert!(profile.has_disabled_feature_gate("PasstBinding"));
         assert_eq!(profile.pod_binding, PodBinding::Masquerade);
         assert_eq!(profile.eviction_strategy.as_deref(), Some("LiveMigrate"));
@@ -389,13 +858,181 @@ mod tests {
         assert_eq!(profile.machine_type_for("amd64"), "pc-q35-rhel9.6.0");
         assert!(profile.has_feature_gate("VideoConfig"));
         assert_eq!(profile.pod_binding, PodBinding::Bridge);
-        let broken = json!({"metadata": {"annotations": {"kubevirt.kubevirt.io/jsonpatch": "[{\"op\": \"move\", \"path\": \"/spec/x\"}]"}}});
-        let (configuration, error) = kubevirt_configuration(&broken);
-        assert!(error.is_some_and(|e| e.contains("move")));
+    }
+
+    fn patched(patch: &str) -> Generation {
+        let hco = json!({"metadata": {"annotations": {"kubevirt.kubevirt.io/jsonpatch": patch}}, "spec": {}});
+        generate(&hco, KubeVirtVersion::LATEST)
+    }
+
+    #[test]
+    fn the_patch_has_rfc_6902_semantics_on_the_whole_generated_object() {
+        // `migrations` is always generated, so a path under it exists.
+        let generation = patched(
+            r#"[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true},
+                {"op": "test", "path": "/spec/configuration/vmRolloutStrategy", "value": "LiveUpdate"},
+                {"op": "copy", "from": "/spec/configuration/cpuModel", "path": "/spec/configuration/x"}]"#,
+        );
+        // `cpuModel` is generated only when the HyperConverged object sets it.
         assert!(
-            configuration
+            generation
+                .patch_error
+                .is_some_and(|e| e.contains("\"from\" path is invalid"))
+        );
+        let generation = patched(
+            r#"[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true},
+                {"op": "test", "path": "/spec/configuration/vmRolloutStrategy", "value": "LiveUpdate"},
+                {"op": "move", "from": "/spec/configuration/migrations", "path": "/spec/configuration/moved"}]"#,
+        );
+        assert_eq!(generation.patch_error, None);
+        assert_eq!(
+            generation.configuration.pointer("/moved/allowPostCopy"),
+            Some(&json!(true))
+        );
+        // A failed `test` fails the whole patch, as json-patch does.
+        let failed = patched(
+            r#"[{"op": "test", "path": "/spec/configuration/vmRolloutStrategy", "value": "Stage"}]"#,
+        );
+        assert!(failed.patch_error.is_some());
+        // `replace` of a key that does not exist fails instead of creating it.
+        let missing = patched(
+            r#"[{"op": "replace", "path": "/spec/configuration/machineType", "value": "q35"}]"#,
+        );
+        assert!(missing.patch_error.is_some());
+        assert!(missing.configuration.get("machineType").is_none());
+        assert!(
+            missing
+                .configuration
                 .pointer("/developerConfiguration/featureGates")
                 .is_some()
         );
+        // Paths outside /spec/ are refused, whatever the operation.
+        let outside = patched(r#"[{"op": "add", "path": "/metadata/labels", "value": {}}]"#);
+        assert!(
+            outside
+                .patch_error
+                .is_some_and(|e| e.contains("only modify spec"))
+        );
+        let broken = patched(r#"[{"op": "move", "path": "/spec/x"}]"#);
+        assert!(
+            broken
+                .patch_error
+                .is_some_and(|e| e.contains("not a JSON patch"))
+        );
+    }
+
+    #[test]
+    fn a_patch_that_doubles_the_document_is_refused_quickly() {
+        let copies: Vec<String> = (0..64)
+            .map(|i| format!(r#"{{"op": "copy", "from": "/spec/configuration", "path": "/spec/configuration/c{i}"}}"#))
+            .collect();
+        let generation = patched(&format!("[{}]", copies.join(",")));
+        assert!(
+            generation
+                .patch_error
+                .is_some_and(|e| e.contains("copy at most 10000 values"))
+        );
+        let deep: Vec<String> = (0..300)
+            .map(|i| {
+                let path = "/x".repeat(i + 1);
+                format!(r#"{{"op": "add", "path": "/spec/configuration{path}", "value": {{}}}}"#)
+            })
+            .collect();
+        let generation = patched(&format!(
+            r#"[{}, {{"op": "copy", "from": "/spec/configuration/x", "path": "/spec/configuration/y"}}]"#,
+            deep.join(",")
+        ));
+        assert!(
+            generation
+                .patch_error
+                .is_some_and(|e| e.contains("levels deep"))
+        );
+        let small = patched(
+            r#"[{"op": "copy", "from": "/spec/configuration/network", "path": "/spec/configuration/n"}]"#,
+        );
+        assert_eq!(small.patch_error, None);
+    }
+
+    #[test]
+    fn reports_a_gate_the_patch_enables_that_hco_disabled() {
+        let generation = patched(
+            r#"[{"op": "add", "path": "/spec/configuration/developerConfiguration/featureGates/-", "value": "ImageVolume"}]"#,
+        );
+        assert_eq!(generation.conflicting_gates, ["ImageVolume"]);
+        let mut profile = ClusterProfile::default();
+        profile.configure(&generation.configuration);
+        assert!(profile.has_feature_gate("ImageVolume"));
+        assert!(patched("[]").conflicting_gates.is_empty());
+    }
+
+    #[test]
+    fn v1_gate_names_are_case_insensitive_from_hco_1_19() {
+        let hco = json!({"apiVersion": "hco.kubevirt.io/v1", "spec": {"featureGates": [{"name": "DownwardMetrics"}]}});
+        let gates = |minor| {
+            generate(&hco, KubeVirtVersion::new(1, minor))
+                .configuration
+                .pointer("/developerConfiguration/featureGates")
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert!(
+            gates(9)
+                .as_array()
+                .is_some_and(|g| g.contains(&json!("DownwardMetrics")))
+        );
+        assert!(
+            !gates(8)
+                .as_array()
+                .is_some_and(|g| g.contains(&json!("DownwardMetrics")))
+        );
+        // v1beta1 keys are matched exactly: the API server prunes another spelling.
+        let beta = json!({"spec": {"featureGates": {"DownwardMetrics": true}}});
+        assert!(!profile(&beta).has_feature_gate("DownwardMetrics"));
+    }
+
+    #[test]
+    fn each_hco_release_generates_its_own_gates() {
+        let hco = json!({"spec": {}});
+        let profile_at = |minor| {
+            let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+            profile.configure(&generate(&hco, profile.version).configuration);
+            profile
+        };
+        let v15 = profile_at(5);
+        assert!(v15.has_feature_gate("HotplugVolumes"));
+        assert!(v15.has_feature_gate("VMPersistentState"));
+        assert!(v15.disabled_feature_gates.is_empty());
+        let v17 = profile_at(7);
+        assert!(v17.has_feature_gate("VideoConfig"));
+        assert!(!v17.has_feature_gate("DecentralizedLiveMigration"));
+        let v18 = profile_at(8);
+        assert!(v18.has_feature_gate("DecentralizedLiveMigration"));
+        assert!(v18.has_feature_gate("PanicDevices"));
+        assert!(v18.has_feature_gate("HotplugVolumes"));
+        let v19 = profile_at(9);
+        assert!(v19.has_feature_gate("Template"));
+        assert!(v19.has_feature_gate("DeclarativeHotplugVolumes"));
+        assert!(v19.has_disabled_feature_gate("ImageVolume"));
+        assert!(!v19.has_disabled_feature_gate("PersistentReservation"));
+        assert!(!v19.has_feature_gate("ExpandDisks"));
+    }
+
+    #[test]
+    fn maps_persistent_reservation_to_the_configuration_field_in_hco_1_19() {
+        let at = |minor, hco: Value| {
+            let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+            profile.configure(&generate(&hco, profile.version).configuration);
+            profile.persistent_reservation_enabled()
+        };
+        let v1 =
+            json!({"spec": {"storage": {"persistentReservationConfiguration": {"enabled": true}}}});
+        let v1_gate = json!({"spec": {"featureGates": [{"name": "persistentReservation"}]}});
+        let v1beta1 = json!({"spec": {"featureGates": {"persistentReservation": true}}});
+        assert!(!at(9, json!({"spec": {}})));
+        assert!(at(9, v1));
+        assert!(at(9, v1_gate));
+        assert!(at(9, v1beta1.clone()));
+        assert!(at(8, v1beta1));
+        assert!(!at(8, json!({"spec": {}})));
     }
 }

@@ -3,5 +3,6 @@
 //! common-instancetypes catalog virt-operator deploys (`catalog`).
 
 pub mod catalog;
+pub mod hco_release;
 pub mod hyperconverged;
 pub mod profile;

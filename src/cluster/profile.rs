@@ -82,6 +82,8 @@ pub struct ClusterProfile {
     pub feature_gates: Vec<String>,
     /// `developerConfiguration.disabledFeatureGates`: gates turned off, Beta ones included.
     pub disabled_feature_gates: Vec<String>,
+    /// `persistentReservationConfiguration.enabled` (v1.9+).
+    pub persistent_reservation: Option<bool>,
     pub pod_binding: PodBinding,
     pub permit_bridge_on_pod_network: bool,
     /// `instancetype.referencePolicy`: reference, expand or expandAll.
@@ -102,6 +104,7 @@ impl ClusterProfile {
             memory_overcommit: 100,
             feature_gates: Vec::new(),
             disabled_feature_gates: Vec::new(),
+            persistent_reservation: None,
             pod_binding: PodBinding::Bridge,
             permit_bridge_on_pod_network: true,
             reference_policy: "reference".to_owned(),
@@ -153,6 +156,11 @@ impl ClusterProfile {
             self.disabled_feature_gates
                 .extend(gates.iter().filter_map(Value::as_str).map(str::to_owned));
         }
+        if let Some(enabled) =
+            get(&["persistentReservationConfiguration", "enabled"]).and_then(Value::as_bool)
+        {
+            self.persistent_reservation = Some(enabled);
+        }
         if let Some(binding) = text(&["network", "defaultNetworkInterface"]) {
             self.pod_binding = match binding.as_str() {
                 "masquerade" => PodBinding::Masquerade,
@@ -175,12 +183,24 @@ impl ClusterProfile {
         }
     }
 
+    /// Whether `featureGates` lists a gate: KubeVirt then enables it even when
+    /// `disabledFeatureGates` lists it too (`featuregate.IsEnabled`, `isFeatureGateEnabled`).
     pub fn has_feature_gate(&self, gate: &str) -> bool {
-        self.feature_gates.iter().any(|g| g == gate) && !self.has_disabled_feature_gate(gate)
+        self.feature_gates.iter().any(|g| g == gate)
     }
 
     pub fn has_disabled_feature_gate(&self, gate: &str) -> bool {
         self.disabled_feature_gates.iter().any(|g| g == gate)
+    }
+
+    /// `PersistentReservationEnabled`: the `PersistentReservation` gate until v1.8 (Alpha);
+    /// from v1.9 `persistentReservationConfiguration.enabled` when set, else the gate listed in
+    /// `featureGates` (the gate is GA, yet not on by default).
+    pub fn persistent_reservation_enabled(&self) -> bool {
+        let configured = self
+            .persistent_reservation
+            .filter(|_| self.version.at_least(1, 9));
+        configured.unwrap_or_else(|| self.has_feature_gate("PersistentReservation"))
     }
 
     /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).
@@ -223,6 +243,36 @@ mod tests {
         assert_eq!("1.6.2".parse(), Ok(KubeVirtVersion::new(1, 6)));
         assert!("v2.0".parse::<KubeVirtVersion>().is_err());
         assert!("latest".parse::<KubeVirtVersion>().is_err());
+    }
+
+    #[test]
+    fn persistent_reservation_follows_the_field_from_v1_9_and_the_gate_before() {
+        let at = |minor, configuration: serde_json::Value| {
+            let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+            profile.configure(&configuration);
+            profile.persistent_reservation_enabled()
+        };
+        let field = serde_json::json!({"persistentReservationConfiguration": {"enabled": true}});
+        let gate = serde_json::json!({"developerConfiguration": {"featureGates": ["PersistentReservation"]}});
+        let both = serde_json::json!({
+            "persistentReservationConfiguration": {"enabled": false},
+            "developerConfiguration": {"featureGates": ["PersistentReservation"]}
+        });
+        assert!(!at(9, serde_json::json!({})));
+        assert!(at(9, field.clone()));
+        assert!(at(9, gate.clone()));
+        assert!(!at(9, both.clone()));
+        assert!(!at(8, field));
+        assert!(at(8, gate));
+        assert!(at(8, both));
+    }
+
+    #[test]
+    fn an_enabled_gate_wins_over_the_same_gate_disabled() {
+        let mut profile = ClusterProfile::default();
+        profile.configure(&serde_json::json!({"developerConfiguration": {
+            "featureGates": ["RebootPolicy"], "disabledFeatureGates": ["RebootPolicy"]}}));
+        assert!(profile.has_feature_gate("RebootPolicy"));
     }
 
     #[test]

@@ -78,6 +78,8 @@ pub struct Config {
     pub severities: Vec<(&'static Rule, SeverityOverride)>,
     /// A `KubeVirt` CR's `spec.configuration`, for the cluster profile.
     pub cluster: Option<serde_json::Value>,
+    /// Where `cluster:` is written, for findings about it.
+    pub(crate) cluster_span: Option<yaml::Span>,
     /// Problems found in the file.
     pub findings: Vec<Finding>,
 }
@@ -223,7 +225,10 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
             "include" => config.include = reader.globs(node, "include"),
             "exclude" => config.exclude = reader.globs(node, "exclude"),
             "rules" => config.severities = rule_severities(&mut reader, node),
-            "cluster" => config.cluster = Some(node.to_json()),
+            "cluster" => {
+                config.cluster = Some(node.to_json());
+                config.cluster_span = Some(entry.key_span);
+            }
             other => {
                 let suggestion = KEYS
                     .iter()
