@@ -136,7 +136,9 @@ impl ClusterProfile {
     /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).
     pub fn machine_type_for(&self, architecture: &str) -> String {
         // The deprecated global override wins over the per-architecture setting.
-        if self.version.at_least(1, 1)
+        if self
+            .version
+            .has_change(super::backports::GLOBAL_MACHINE_TYPE)
             && let Some(machine) = &self.machine_type
         {
             return machine.clone();
