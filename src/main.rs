@@ -13,6 +13,7 @@ use kvlint::cli::{
     CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
     FixArgs, IgnoreFormat, InputArgs, RenderArgs, UnitsMode,
 };
+use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::commands::diff::revision;
 use kvlint::commands::diff::{self, Inputs};
 use kvlint::config::ConfigChoice;
@@ -34,9 +35,10 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         version: input
             .kubevirt_version
             .as_deref()
-            .map(str::parse)
+            .map(KubeVirtVersion::parse_release)
             .transpose()
-            .map_err(Error::Usage)?,
+            .map_err(Error::Usage)?
+            .map(|(version, _)| version),
         catalog: input
             .catalog
             .as_deref()
@@ -434,8 +436,33 @@ fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
     })
 }
 
+/// The input options of a command that reads manifests.
+fn input_of(command: &Command) -> Option<&InputArgs> {
+    match command {
+        Command::Check(args) => Some(&args.input),
+        Command::Render(args) => Some(&args.input),
+        Command::IgnoreDifferences(args) => Some(&args.input),
+        Command::Diff(args) => Some(&args.input),
+        Command::Fix(args) => Some(&args.input),
+        Command::Rules(_) | Command::Explain(_) => None,
+    }
+}
+
+/// Says, once, that `--kubevirt-version` names a patch release newer than kvlint knows.
+fn note_kubevirt_version(command: &Command) {
+    let note = input_of(command)
+        .and_then(|input| input.kubevirt_version.as_deref())
+        .and_then(|text| KubeVirtVersion::parse_release(text).ok())
+        .and_then(|(_, note)| note);
+    if let Some(note) = note {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "kvlint: note: {note}");
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    note_kubevirt_version(&cli.command);
     let result = match &cli.command {
         Command::Check(args) => run_check(args),
         Command::Render(args) => run_render(args),

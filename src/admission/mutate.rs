@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::Cause;
 use super::list_limits;
+use crate::cluster::backports;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
 use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
@@ -281,7 +282,10 @@ fn apply_preference_writes(
     if class.is_empty() {
         return;
     }
-    let kinds: &[&str] = if profile.version.at_least(1, 1) {
+    let kinds: &[&str] = if profile
+        .version
+        .has_change(backports::STORAGE_CLASS_ON_STORAGE_SPEC)
+    {
         &["pvc", "storage"]
     } else {
         &["pvc"]
@@ -304,26 +308,32 @@ fn apply_preference_writes(
     }
 }
 
-/// §2.5: random firmware UUID (v1.6+) and serial (v1.7+) on CREATE, pinned here.
+/// §2.5: random firmware UUID (v1.6+) and serial (v1.5.3, v1.6.1, v1.7+) on CREATE, pinned
+/// here.
 fn apply_firmware_identity(out: &mut Value, profile: &ClusterProfile) {
-    if !profile.version.at_least(1, 6) {
+    let uuid = profile.version.at_least(1, 6);
+    let serial = profile.version.has_change(backports::FIRMWARE_SERIAL);
+    if !uuid && !serial {
         return;
     }
     with_template(out, |spec, _| {
         let firmware = child(child(spec, "domain"), "firmware");
-        if str_of(firmware, "uuid").is_empty() {
+        if uuid && str_of(firmware, "uuid").is_empty() {
             firmware.insert("uuid".to_owned(), PINNED_UUID.into());
         }
-        if profile.version.at_least(1, 7) && str_of(firmware, "serial").is_empty() {
+        if serial && str_of(firmware, "serial").is_empty() {
             firmware.insert("serial".to_owned(), PINNED_UUID.into());
         }
     });
 }
 
-/// §2.6: architecture (from a golden-image DataSource label in v1.7+, else the cluster
+/// §2.6: architecture (from a golden-image DataSource label in v1.6.4+, else the cluster
 /// default), machine type, and (v1.0–v1.6) the default matcher kinds.
 fn apply_vm_defaults(repo: &Repo<'_>, vm: &Object, out: &mut Value, profile: &ClusterProfile) {
-    let architecture_from_source = if profile.version.at_least(1, 7) {
+    let architecture_from_source = if profile
+        .version
+        .has_change(backports::ARCHITECTURE_FROM_DATA_SOURCE)
+    {
         architecture_from_data_sources(repo, vm, out)
     } else {
         None
@@ -432,22 +442,27 @@ fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> 
     None
 }
 
-/// §2.7: the PCI topology annotation on CREATE (v1.8 always; v1.9+ for PCIe-capable specs).
+/// §2.7: the PCI topology annotation on CREATE: on every VM from v1.6.4, v1.7.2 and v1.8.0;
+/// from v1.6.5, v1.7.3 and v1.8.2 only for amd64 and arm64; from v1.6.6, v1.7.4 and v1.8.3
+/// only for those with a q35 or virt machine type (the defaulted spec is what is checked).
 fn apply_pci_topology(out: &mut Value, profile: &ClusterProfile) {
-    if !profile.version.at_least(1, 8) {
+    let version = profile.version;
+    if !version.has_change(backports::PCI_TOPOLOGY_ANNOTATION) {
         return;
     }
+    let by_architecture = version.has_change(backports::PCI_TOPOLOGY_BY_ARCHITECTURE);
+    let by_machine_type = version.has_change(backports::PCI_TOPOLOGY_BY_MACHINE_TYPE);
     let supports_pcie = |spec: &Obj| {
-        let arch = str_of(spec, "architecture");
+        let arch_supports = matches!(str_of(spec, "architecture"), "amd64" | "arm64" | "");
         let machine = get_obj(spec, "domain").and_then(|d| get_obj(d, "machine"));
-        matches!(arch, "amd64" | "arm64" | "")
-            && machine.is_none_or(|m| {
-                let t = str_of(m, "type");
-                t.contains("q35") || t.starts_with("virt")
-            })
+        let machine_supports = machine.is_none_or(|m| {
+            let t = str_of(m, "type");
+            t.contains("q35") || t.starts_with("virt")
+        });
+        (!by_architecture || arch_supports) && (!by_machine_type || machine_supports)
     };
     with_template(out, |spec, metadata| {
-        if profile.version.at_least(1, 9) && !supports_pcie(spec) {
+        if !supports_pcie(spec) {
             return;
         }
         let annotations = child(metadata, "annotations");

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::Cause;
+use crate::cluster::backports;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
 use crate::render::{self, Conflict, Specs, defaults, requirements, with_template};
@@ -86,9 +87,9 @@ pub fn validate(
             _ => {}
         }
     }
-    // v1.0 checks the preference's requirements before the VMI-spec defaults (spec
+    // v1.0.0 checks the preference's requirements before the VMI-spec defaults (spec
     // submission.md §8 row 17), so a VM without domain.cpu has no CPU to offer yet.
-    let requirements_first = !version.at_least(1, 1);
+    let requirements_first = !version.has_change(backports::REQUIREMENTS_AFTER_DEFAULTS);
     if requirements_first && let Some(rejection) = requirement_rejection(specs, &mut copy, version)
     {
         return vec![rejection];

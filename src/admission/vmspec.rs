@@ -44,6 +44,7 @@ use serde_json::Value;
 
 use super::Cause;
 use super::list_limits::{self, List};
+use crate::cluster::backports;
 use crate::cluster::profile::ClusterProfile;
 use crate::controller::liveupdate::memory::validate_live_update_memory;
 use crate::k8s::quantity::Quantity;
@@ -731,7 +732,12 @@ fn hugepages(cx: &mut Ctx) {
     if memory == 0 {
         memory = value_of(quantity(cx.spec, &["domain", "memory", "guest"]).as_ref());
     }
-    if memory == 0 {
+    if memory == 0
+        && cx
+            .profile
+            .version
+            .has_change(backports::HUGEPAGES_CHECKED_AGAINST_LIMITS)
+    {
         memory = value_of(resource(cx.spec, "limits", "memory").as_ref());
     }
     let request_field = ts!("domain.resources.requests.memory");

@@ -2,59 +2,9 @@
 //! Defaults are KubeVirt's for an unconfigured cluster; a `KubeVirt` object in the repository
 //! (its `spec.configuration`) overrides them.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde_json::Value;
 
-/// A KubeVirt minor release (`v1.9`). Patch releases do not change instance-type behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubeVirtVersion {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl KubeVirtVersion {
-    pub const OLDEST: Self = Self::new(1, 0);
-    pub const LATEST: Self = Self::new(1, 9);
-
-    pub const fn new(major: u32, minor: u32) -> Self {
-        Self { major, minor }
-    }
-
-    /// Whether this release is `v<major>.<minor>` or newer.
-    pub fn at_least(self, major: u32, minor: u32) -> bool {
-        self >= Self::new(major, minor)
-    }
-}
-
-impl fmt::Display for KubeVirtVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "v{}.{}", self.major, self.minor)
-    }
-}
-
-impl FromStr for KubeVirtVersion {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let trimmed = text.trim().trim_start_matches(['v', 'V']);
-        let mut parts = trimmed.split('.');
-        let parse = |part: Option<&str>| part.and_then(|p| p.parse::<u32>().ok());
-        let (Some(major), Some(minor)) = (parse(parts.next()), parse(parts.next())) else {
-            return Err(format!("`{text}` is not a KubeVirt version such as v1.9"));
-        };
-        let version = Self::new(major, minor);
-        if version < Self::OLDEST || version > Self::LATEST {
-            return Err(format!(
-                "KubeVirt {version} is not supported: kvlint knows {} to {}",
-                Self::OLDEST,
-                Self::LATEST
-            ));
-        }
-        Ok(version)
-    }
-}
+pub use super::version::KubeVirtVersion;
 
 /// Binding of the default pod-network interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +156,9 @@ impl ClusterProfile {
     /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).
     pub fn machine_type_for(&self, architecture: &str) -> String {
         // The deprecated global override wins over the per-architecture setting.
-        if self.version.at_least(1, 1)
+        if self
+            .version
+            .has_change(super::backports::GLOBAL_MACHINE_TYPE)
             && let Some(machine) = &self.machine_type
         {
             return machine.clone();
@@ -239,8 +191,8 @@ mod tests {
 
     #[test]
     fn parses_versions() {
-        assert_eq!("v1.9".parse(), Ok(KubeVirtVersion::new(1, 9)));
-        assert_eq!("1.6.2".parse(), Ok(KubeVirtVersion::new(1, 6)));
+        assert_eq!("v1.9".parse(), Ok(KubeVirtVersion::newest_of(1, 9)));
+        assert_eq!("1.6.2".parse(), Ok(KubeVirtVersion::release(1, 6, 2)));
         assert!("v2.0".parse::<KubeVirtVersion>().is_err());
         assert!("latest".parse::<KubeVirtVersion>().is_err());
     }

@@ -99,15 +99,26 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn problem(&mut self, node: &Node, message: impl Into<String>) {
-        self.findings.push(Finding::new(
+    fn finding(&self, node: &Node, message: impl Into<String>) -> Finding {
+        Finding::new(
             &rules::INVALID_CONFIG,
             Location {
                 file: Arc::clone(self.file),
                 span: node.span,
             },
             message,
-        ));
+        )
+    }
+
+    fn problem(&mut self, node: &Node, message: impl Into<String>) {
+        let finding = self.finding(node, message);
+        self.findings.push(finding);
+    }
+
+    /// A setting kvlint follows only approximately: an info finding, not a problem.
+    fn note(&mut self, node: &Node, message: impl Into<String>) {
+        let finding = self.finding(node, message).with_severity(Severity::Info);
+        self.findings.push(finding);
     }
 
     fn string(&mut self, node: &Node, what: &str) -> Option<String> {
@@ -196,8 +207,13 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
         match entry.key.as_str() {
             "kubevirtVersion" => {
                 if let Some(text) = reader.string(node, "kubevirtVersion") {
-                    match text.parse() {
-                        Ok(version) => config.kubevirt_version = Some(version),
+                    match KubeVirtVersion::parse_release(&text) {
+                        Ok((version, approximation)) => {
+                            config.kubevirt_version = Some(version);
+                            if let Some(message) = approximation {
+                                reader.note(node, message);
+                            }
+                        }
                         Err(err) => reader.problem(node, err),
                     }
                 }
@@ -401,7 +417,7 @@ mod tests {
             "kubevirtVersion: v1.6\nnamespace: apps\ncatalog: none\ninclude: ['**/*.yaml']\nexclude: [charts/**]\nrules:\n  KV3006: off\n  machine-type-defaulted: error\ncluster:\n  machineType: pc-q35-rhel9.6.0\n",
         );
         assert!(c.findings.is_empty(), "{:?}", c.findings);
-        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::new(1, 6)));
+        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::newest_of(1, 6)));
         assert_eq!(c.namespace.as_deref(), Some("apps"));
         assert_eq!(c.catalog, Some(CatalogChoice::None));
         assert_eq!(c.exclude, ["charts/**"]);
@@ -409,6 +425,21 @@ mod tests {
         assert_eq!(c.severities[0].1, None);
         assert_eq!(c.severities[1].1, Some(Severity::Error));
         assert!(c.cluster.is_some());
+    }
+
+    #[test]
+    fn reads_patch_releases_and_notes_unknown_newer_ones() {
+        let c = config("kubevirtVersion: v1.7.2\n");
+        assert!(c.findings.is_empty(), "{:?}", c.findings);
+        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::release(1, 7, 2)));
+        let c = config("kubevirtVersion: v1.7.9\n");
+        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::release(1, 7, 4)));
+        assert_eq!(c.findings.len(), 1);
+        assert_eq!(c.findings[0].severity, Severity::Info);
+        assert!(c.findings[0].message.contains("checked as v1.7.4"));
+        let c = config("kubevirtVersion: v1.7.0-rc.1\n");
+        assert_eq!(c.kubevirt_version, None);
+        assert_eq!(c.findings[0].severity, Severity::Error);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::cluster::backports;
 use crate::cluster::profile::{ClusterProfile, PodBinding};
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
@@ -107,7 +108,7 @@ pub fn set_vmi_spec_defaults(spec: &mut Obj, profile: &ClusterProfile) -> Result
         machine.insert("type".to_owned(), machine_type.into());
     }
     set_resource_requests(domain, profile);
-    if !version.at_least(1, 7) {
+    if !version.has_change(backports::NO_MEMORY_REQUEST_DEFAULT) {
         set_memory_request(domain, profile);
     }
     set_guest_memory(domain);
@@ -152,8 +153,8 @@ fn set_resource_requests(domain: &mut Obj, profile: &ClusterProfile) {
     }
 }
 
-/// v1.0–v1.6 also defaulted `requests.memory` from the limit or from the guest memory and the
-/// cluster's memory overcommit.
+/// v1.0–v1.6.3 also defaulted `requests.memory` from the limit or from the guest memory and the
+/// cluster's memory overcommit (v1.6.2: without the overcommit).
 fn set_memory_request(domain: &mut Obj, profile: &ClusterProfile) {
     if resource(domain, "requests", "memory").is_some() {
         return;
@@ -173,7 +174,11 @@ fn set_memory_request(domain: &mut Obj, profile: &ClusterProfile) {
                 .and_then(|p| Quantity::from_json(p).ok())
         });
     if let Some(guest) = guest.filter(|g| g.value() > 0) {
-        let overcommit = profile.memory_overcommit.max(1);
+        let overcommit = if profile.version == backports::MEMORY_REQUEST_WITHOUT_OVERCOMMIT {
+            100
+        } else {
+            profile.memory_overcommit.max(1)
+        };
         let bytes = guest.value().saturating_mul(100) / overcommit;
         let request = Quantity::from_i64(bytes, guest.format());
         child(child(domain, "resources"), "requests")

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::cluster::backports;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::model::PreferenceSpec;
 use crate::model::value::{Fields, Obj, child, is_set};
@@ -10,7 +11,7 @@ pub(super) fn apply(preference: &PreferenceSpec, spec: &mut Obj, version: KubeVi
     let Some(prefs) = &preference.firmware else {
         return;
     };
-    let overwrite = !version.at_least(1, 1);
+    let overwrite = !version.has_change(backports::FIRMWARE_PREFERENCES_KEEP_VM_VALUES);
     let bootloader = child(child(child(spec, "domain"), "firmware"), "bootloader");
     let neither = |b: &Obj| !is_set(b, "bios") && !is_set(b, "efi");
 
