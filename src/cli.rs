@@ -193,6 +193,9 @@ pub struct RenderArgs {
     /// Only these VMs (NAMESPACE/NAME; repeatable).
     #[arg(long, value_name = "NAMESPACE/NAME")]
     pub vm: Vec<String>,
+    /// Only the VMs rendered in this Kustomize unit (its directory; repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub unit: Vec<PathBuf>,
     /// Write one file per VM into this directory instead of standard output.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,

@@ -231,10 +231,37 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     let selected = |namespace: &str, name: &str| {
         args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
     };
+    let units: Vec<String> = args
+        .unit
+        .iter()
+        .map(|path| {
+            let shown = kvlint::k8s::normalise_path(path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            if shown.is_empty() {
+                ".".to_owned()
+            } else {
+                shown
+            }
+        })
+        .collect();
+    if let Some(unknown) = units.iter().find(|unit| {
+        !report
+            .rendered
+            .iter()
+            .any(|r| r.unit.as_deref() == Some(unit.as_str()))
+    }) {
+        return Err(Error::Usage(format!(
+            "--unit {unknown}: no VM was rendered in a unit of that directory (units are the Kustomize roots among the checked paths)"
+        )));
+    }
+    let in_unit = |r: &kvlint::check::vm::Rendered| {
+        units.is_empty() || r.unit.as_ref().is_some_and(|unit| units.contains(unit))
+    };
     let rendered: Vec<_> = report
         .rendered
         .iter()
-        .filter(|r| selected(&r.namespace, &r.name))
+        .filter(|r| selected(&r.namespace, &r.name) && in_unit(r))
         .collect();
     let text = kvlint::commands::render::render_output(&rendered, args.format);
     // VMs whose namespace and name cannot form a file name (KV0007 in `check`).

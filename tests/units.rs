@@ -332,3 +332,33 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn render_selects_the_vms_of_one_unit() {
+    if !kustomize_available("render_selects_the_vms_of_one_unit") {
+        return;
+    }
+    let prod = format!("{FIXTURE}/apps/web/overlays/prod/");
+    let output = kvlint(&["render", FIXTURE, "--catalog", "none", "--unit", &prod]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    let units: Vec<&str> = text.lines().filter(|l| l.starts_with("# Unit: ")).collect();
+    assert_eq!(
+        units,
+        ["# Unit: testdata/units/kustomize/apps/web/overlays/prod"],
+        "{text}"
+    );
+    assert!(
+        text.contains("name: web-large\n  namespace: web-prod\n"),
+        "{text}"
+    );
+    let unknown = kvlint(&[
+        "render",
+        FIXTURE,
+        "--catalog",
+        "none",
+        "--unit",
+        "no/such/unit",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("--unit no/such/unit"));
+}

@@ -32,6 +32,8 @@ pub struct Rendered {
     /// Where the instance type and preference came from, for humans
     /// (`instancetype: VirtualMachineClusterInstancetype u1.medium (built-in catalog v1.7.0)`).
     pub origins: Vec<String>,
+    /// The unit the VM was rendered in (its directory), for VMs of a Kustomize unit.
+    pub unit: Option<String>,
 }
 
 /// Everything kvlint concluded about one VM.
@@ -854,6 +856,10 @@ pub fn analyze_vm<'a>(
             line: object.node.span.start.line,
             value: wrap_for_output(object, value),
             origins,
+            unit: object
+                .rendered_in
+                .as_ref()
+                .map(|rendered| rendered.unit.path.clone()),
         }),
         findings: analysis.findings,
     }

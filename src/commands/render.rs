@@ -22,6 +22,9 @@ pub fn render_output(rendered: &[&Rendered], format: RenderFormat) -> String {
                 text.push_str("---\n");
                 let source = format!("# Source: {}:{}\n", line(&vm.file), vm.line);
                 text.push_str(&guard_lines(source));
+                if let Some(unit) = &vm.unit {
+                    text.push_str(&guard_lines(format!("# Unit: {}\n", line(unit))));
+                }
                 for origin in &vm.origins {
                     text.push_str(&guard_lines(format!("# {}\n", line(origin))));
                 }

@@ -271,6 +271,7 @@ mod tests {
             line,
             value: json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine"}),
             origins: Vec::new(),
+            unit: None,
         }
     }
 
