@@ -55,11 +55,14 @@ pub struct Outcome {
     pub warnings: Vec<String>,
 }
 
-/// Where the configuration file's `cluster:` is written.
-fn config_location(config: &Config) -> Option<crate::diag::Location> {
-    Some(crate::diag::Location {
-        file: Arc::clone(config.file.as_ref()?),
-        span: config.cluster_span?,
+/// The configuration file's `cluster:` and where it is written.
+fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::ClusterSetting<'_>> {
+    Some(crate::cluster::hyperconverged::ClusterSetting {
+        value: config.cluster.as_ref()?,
+        location: crate::diag::Location {
+            file: Arc::clone(config.file.as_ref()?),
+            span: config.cluster_span?,
+        },
     })
 }
 
@@ -469,21 +472,10 @@ fn stream_inputs(
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());
     index.pending.add(catalog.findings.iter().cloned());
-    let cluster_location = config_location(&settings.config);
     index.pending.add(crate::cluster::hyperconverged::findings(
         &index.referenced,
         version,
-        settings
-            .config
-            .cluster
-            .as_ref()
-            .zip(cluster_location.as_ref())
-            .map(
-                |(value, location)| crate::cluster::hyperconverged::ClusterSetting {
-                    value,
-                    location,
-                },
-            ),
+        cluster_setting(&settings.config),
     ));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,

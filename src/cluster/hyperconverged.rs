@@ -577,10 +577,10 @@ pub fn environment_configuration(cluster: &Value) -> Value {
 const ENVIRONMENT_FIELD: &str = "architectureConfiguration";
 
 /// Where `.kvlint.yaml`'s `cluster:` is written, and its value.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ClusterSetting<'a> {
     pub value: &'a Value,
-    pub location: &'a crate::diag::Location,
+    pub location: crate::diag::Location,
 }
 
 /// Findings about configuration HCO overwrites: a repository's own `KubeVirt` objects and the
@@ -626,7 +626,7 @@ fn overwritten(
             findings.push(
                 Finding::new(
                     &rules::INVALID_CONFIG,
-                    cluster.location.clone(),
+                    cluster.location,
                     format!(
                         "cluster: sets {}, which HCO overwrites in the KubeVirt CR it generates from HyperConverged {}: kvlint uses only cluster.{ENVIRONMENT_FIELD} (machine types come from HCO's environment)",
                         overwritten.join(", "),
