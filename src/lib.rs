@@ -30,4 +30,5 @@ pub mod sanitize;
 pub mod schema;
 pub mod source;
 pub mod suppress;
+pub mod units;
 pub mod yaml;
