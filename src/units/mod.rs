@@ -5,6 +5,7 @@
 //! with their spans in that file.
 
 mod discover;
+pub mod envsubst;
 mod failure;
 mod kustomization;
 pub(crate) mod provenance;
