@@ -57,6 +57,12 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         skip_rendered: false,
         with_fixes: false,
         batch_files: None,
+        gitops: input
+            .gitops
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
     })
 }
 
@@ -419,8 +425,8 @@ fn main() -> ExitCode {
             .and_then(|options| check::run(&options))
             .and_then(|report| {
                 write_stdout(&match args.format {
-                    IgnoreFormat::Yaml => kvlint::output::ignore::argocd_yaml(&report),
-                    IgnoreFormat::Json => kvlint::output::ignore::argocd_json(&report),
+                    IgnoreFormat::Yaml => kvlint::output::ignore::yaml(&report),
+                    IgnoreFormat::Json => kvlint::output::ignore::json(&report),
                 })
             })
             .map(|()| ExitCode::SUCCESS),

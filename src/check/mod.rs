@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::check::vm::Rendered;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::{CatalogChoice, Config, ConfigChoice};
+use crate::controller::drift::{DriftPolicy, GitOps};
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::Object;
@@ -39,6 +40,8 @@ pub struct Options {
     pub with_fixes: bool,
     /// Files per batch of the index and VM passes (tests use small batches).
     pub batch_files: Option<usize>,
+    /// `--gitops`: the engine whose behaviour drift findings describe.
+    pub gitops: Option<GitOps>,
 }
 
 /// Options after merging the configuration file.
@@ -47,6 +50,7 @@ pub(crate) struct Effective {
     namespace: String,
     version: KubeVirtVersion,
     catalog: CatalogChoice,
+    drift_policy: DriftPolicy,
     config: Config,
 }
 
@@ -77,6 +81,10 @@ fn effective(options: &Options) -> Result<Effective, Error> {
             .clone()
             .or_else(|| config.catalog.clone())
             .unwrap_or_default(),
+        drift_policy: DriftPolicy {
+            gitops: options.gitops.or(config.gitops).unwrap_or_default(),
+            reproducible: config.reproducible,
+        },
         config,
     })
 }
@@ -126,6 +134,8 @@ pub struct Report {
     pub summary: Summary,
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     pub profile: Option<ClusterProfile>,
+    /// How drift was judged.
+    pub drift_policy: DriftPolicy,
 }
 
 impl Report {
@@ -197,6 +207,7 @@ impl Collector {
             summary: outcome.summary,
             sources: outcome.sources,
             profile: Some(outcome.profile),
+            drift_policy: outcome.drift_policy,
         }
     }
 }

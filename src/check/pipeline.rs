@@ -20,6 +20,7 @@ use super::{Options, Summary, cluster_profile, effective};
 use crate::check::vm::{self, Rendered};
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::Config;
+use crate::controller::drift::DriftPolicy;
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::{self, Index, Kustomizations, Object};
@@ -51,6 +52,8 @@ pub struct Outcome {
     /// Source texts kept for reports that quote them (`Options::keep_sources`).
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     pub profile: ClusterProfile,
+    /// How drift was judged (`--gitops`, `reproducible:`).
+    pub drift_policy: DriftPolicy,
 }
 
 /// Whether VMs may reference the object, or it configures the cluster.
@@ -203,6 +206,7 @@ struct VmPass<'a> {
     kustomizations: &'a Kustomizations,
     load_options: &'a LoadOptions,
     wanted: vm::Wanted,
+    drift_policy: DriftPolicy,
 }
 
 /// The outcome of one file's VMs.
@@ -240,7 +244,13 @@ impl VmPass<'_> {
                 continue;
             }
             out.vms += 1;
-            let report = vm::analyze_vm(&self.repo, object, self.profile, self.wanted);
+            let report = vm::analyze_vm(
+                &self.repo,
+                object,
+                self.profile,
+                self.wanted,
+                self.drift_policy,
+            );
             out.findings.extend(report.findings);
             out.renders += usize::from(report.renders);
             out.rendered.extend(report.rendered);
@@ -400,6 +410,7 @@ fn stream_inputs(
             rendered: !options.skip_rendered,
             fixes: options.with_fixes,
         },
+        drift_policy: settings.drift_policy,
     };
     let mut summary = index.summary;
     let mut pending = index.pending;
@@ -500,6 +511,7 @@ fn stream_inputs(
         summary,
         sources,
         profile,
+        drift_policy: settings.drift_policy,
     })
 }
 

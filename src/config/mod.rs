@@ -3,6 +3,7 @@
 //! the file still applies.
 
 mod discover;
+pub mod gitops;
 mod paths;
 
 use std::path::{Path, PathBuf};
@@ -78,6 +79,10 @@ pub struct Config {
     pub severities: Vec<(&'static Rule, SeverityOverride)>,
     /// A `KubeVirt` CR's `spec.configuration`, for the cluster profile.
     pub cluster: Option<serde_json::Value>,
+    /// `gitops:`: the engine whose behaviour drift findings describe.
+    pub gitops: Option<gitops::GitOps>,
+    /// `reproducible: true`: cluster defaults are warnings.
+    pub reproducible: bool,
     /// Problems found in the file.
     pub findings: Vec<Finding>,
 }
@@ -140,7 +145,7 @@ impl Reader<'_> {
     }
 }
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 9] = [
     "kubevirtVersion",
     "namespace",
     "catalog",
@@ -148,6 +153,8 @@ const KEYS: [&str; 7] = [
     "exclude",
     "rules",
     "cluster",
+    "gitops",
+    "reproducible",
 ];
 
 /// Parses and validates a configuration file's text.
@@ -224,6 +231,18 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
             "exclude" => config.exclude = reader.globs(node, "exclude"),
             "rules" => config.severities = rule_severities(&mut reader, node),
             "cluster" => config.cluster = Some(node.to_json()),
+            "gitops" => {
+                if let Some(text) = reader.string(node, "gitops") {
+                    match text.parse() {
+                        Ok(engine) => config.gitops = Some(engine),
+                        Err(err) => reader.problem(node, err),
+                    }
+                }
+            }
+            "reproducible" => match node.value {
+                Value::Bool(value) => config.reproducible = value,
+                _ => reader.problem(node, "reproducible must be true or false"),
+            },
             other => {
                 let suggestion = KEYS
                     .iter()

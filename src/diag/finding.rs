@@ -66,6 +66,8 @@ pub struct Finding {
     pub fields: Vec<String>,
     /// The edit `kvlint fix` makes for this finding, when the rule has a fix.
     pub fix: Option<crate::diag::Fix>,
+    /// For predicted drift: what a GitOps engine makes of it.
+    pub drift: Option<crate::rules::DriftKind>,
 }
 
 impl Finding {
@@ -82,6 +84,7 @@ impl Finding {
             related: Vec::new(),
             fields: Vec::new(),
             fix: None,
+            drift: None,
         }
     }
 
