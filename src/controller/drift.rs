@@ -224,12 +224,12 @@ impl PartialEq for Class {
 
 impl Eq for Class {}
 
-/// The class of a changed leaf.
-pub(crate) fn class_of(leaf: &FieldPath, written: &Value, gitops: GitOps) -> Class {
-    let rule = classify(leaf, written);
+/// The class of a changed leaf between the VM as written and as stored.
+pub(crate) fn class_of(leaf: &FieldPath, sides: (&Value, &Value), gitops: GitOps) -> Class {
+    let rule = classify(leaf, sides.0);
     Class {
         rule,
-        kind: kind::leaf_kind(rule, leaf, written, gitops),
+        kind: kind::leaf_kind(rule, leaf, sides, gitops),
     }
 }
 
@@ -488,7 +488,7 @@ pub fn predict_for(
     let changed: Vec<(FieldPath, Class)> = changed_set
         .into_iter()
         .map(|leaf| {
-            let class = class_of(&leaf, written_vm, gitops);
+            let class = class_of(&leaf, (written_vm, stored_vm), gitops);
             (leaf, class)
         })
         .collect();

@@ -36,16 +36,32 @@ fn at<'v>(value: &'v Value, segments: &[Segment]) -> Option<&'v Value> {
         .filter(|v| !v.is_null())
 }
 
-/// The kind of a changed leaf: sync-breaking by its rule, out of sync when Git sets the leaf,
-/// else a cluster default, except inside an element of Git's `spec.dataVolumeTemplates` under
-/// server-side apply, where Git's list replaces the live one whole.
+/// Whether `leaf` is in a matcher KubeVirt removed (inferFromVolume failed and the failure
+/// policy is Ignore): the next apply sends `inferFromVolume` alone again, which KubeVirt's
+/// mutator infers again on update (`Mutate` → `inferMatchers`) instead of refusing it.
+fn in_removed_matcher(leaf: &FieldPath, stored: &Value) -> bool {
+    match leaf.0.as_slice() {
+        [Segment::Key(spec), matcher @ Segment::Key(name), ..]
+            if spec == "spec" && (name == "instancetype" || name == "preference") =>
+        {
+            at(stored, &[Segment::Key(spec.clone()), matcher.clone()]).is_none()
+        }
+        _ => false,
+    }
+}
+
+/// The kind of a changed leaf (`written` and `stored` are the VM as written and as stored):
+/// sync-breaking by its rule, out of sync when Git sets the leaf, else a cluster default,
+/// except inside an element of Git's `spec.dataVolumeTemplates` under server-side apply, where
+/// Git's list replaces the live one whole.
 pub(crate) fn leaf_kind(
     rule: &Rule,
     leaf: &FieldPath,
-    written: &Value,
+    sides: (&Value, &Value),
     gitops: GitOps,
 ) -> DriftKind {
-    if breaks_sync(rule) {
+    let (written, stored) = sides;
+    if breaks_sync(rule) && !in_removed_matcher(leaf, stored) {
         return DriftKind::SyncBreaking;
     }
     if at(written, &leaf.0).is_some() {
@@ -104,7 +120,8 @@ mod tests {
     use super::*;
 
     fn kind(rule: &Rule, leaf: &str, written: &Value, gitops: GitOps) -> DriftKind {
-        leaf_kind(rule, &FieldPath::parse(leaf), written, gitops)
+        let stored = json!({"spec": {"instancetype": {"name": "small"}}});
+        leaf_kind(rule, &FieldPath::parse(leaf), (written, &stored), gitops)
     }
 
     #[test]
@@ -136,6 +153,24 @@ mod tests {
                 &written,
                 GitOps::ArgoCd
             ),
+            DriftKind::SyncBreaking
+        );
+    }
+
+    #[test]
+    fn a_matcher_removed_after_an_ignored_failure_is_out_of_sync_not_sync_breaking() {
+        let written = json!({"spec": {"instancetype": {"inferFromVolume": "root",
+            "inferFromVolumeFailurePolicy": "Ignore"}}});
+        let leaf = FieldPath::parse("spec.instancetype.inferFromVolume");
+        let removed = json!({"spec": {}});
+        let inferred = json!({"spec": {"instancetype": {"name": "small"}}});
+        let rule = &rules::INFERENCE_REWRITTEN;
+        assert_eq!(
+            leaf_kind(rule, &leaf, (&written, &removed), GitOps::ArgoCd),
+            DriftKind::OutOfSync
+        );
+        assert_eq!(
+            leaf_kind(rule, &leaf, (&written, &inferred), GitOps::ArgoCd),
             DriftKind::SyncBreaking
         );
     }

@@ -297,7 +297,7 @@ mod tests {
         changed_between(written, stored)
             .into_iter()
             .map(|leaf| {
-                let class = class_of(&leaf, written, GitOps::default());
+                let class = class_of(&leaf, (written, stored), GitOps::default());
                 (leaf, class)
             })
             .collect()
