@@ -199,9 +199,15 @@ fn rules(bencher: divan::Bencher<'_, '_>) {
         let repo = repo(prepared, &specs);
         vms(prepared)
             .map(|vm| {
-                analyze_vm(&repo, vm, &prepared.profile, Wanted::default())
-                    .findings
-                    .len()
+                analyze_vm(
+                    &repo,
+                    vm,
+                    &prepared.profile,
+                    Wanted::default(),
+                    kvlint::controller::drift::DriftPolicy::default(),
+                )
+                .findings
+                .len()
             })
             .sum::<usize>()
     });

@@ -118,6 +118,11 @@ pub struct InputArgs {
     /// bundle the KubeVirt release deploys), `none`, or a bundle file or directory [default: auto].
     #[arg(long, value_name = "auto|none|PATH")]
     pub catalog: Option<String>,
+    /// The GitOps engine that applies the manifests, for what drift findings say and how severe
+    /// they are: `argocd` (default diff), `argocd-ssd` (ServerSideDiff), `argocd-ssa`
+    /// (ServerSideApply=true sync option) or `flux` [default: argocd].
+    #[arg(long, value_name = "ENGINE", value_parser = ["argocd", "argocd-ssd", "argocd-ssa", "flux"])]
+    pub gitops: Option<String>,
     /// Configuration file (default: `.kvlint.yaml` found from the first path upward).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,

@@ -64,6 +64,12 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             timeout: input.kustomize_timeout,
         },
         batch_files: None,
+        gitops: input
+            .gitops
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(Error::Usage)?,
     })
 }
 
@@ -498,8 +504,8 @@ fn main() -> ExitCode {
             .and_then(|report| {
                 warn(&report.warnings);
                 write_stdout(&match args.format {
-                    IgnoreFormat::Yaml => kvlint::output::ignore::argocd_yaml(&report),
-                    IgnoreFormat::Json => kvlint::output::ignore::argocd_json(&report),
+                    IgnoreFormat::Yaml => kvlint::output::ignore::yaml(&report),
+                    IgnoreFormat::Json => kvlint::output::ignore::json(&report),
                 })
             })
             .map(|()| ExitCode::SUCCESS),

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::check::vm::Rendered;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::{CatalogChoice, Config, ConfigChoice};
+use crate::controller::drift::{DriftPolicy, GitOps};
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::Object;
@@ -41,6 +42,8 @@ pub struct Options {
     pub units: crate::units::UnitOptions,
     /// Files per batch of the index and VM passes (tests use small batches).
     pub batch_files: Option<usize>,
+    /// `--gitops`: the engine whose behaviour drift findings describe.
+    pub gitops: Option<GitOps>,
 }
 
 /// Options after merging the configuration file.
@@ -49,6 +52,7 @@ pub(crate) struct Effective {
     namespace: String,
     version: KubeVirtVersion,
     catalog: CatalogChoice,
+    drift_policy: DriftPolicy,
     config: Config,
 }
 
@@ -79,6 +83,10 @@ fn effective(options: &Options) -> Result<Effective, Error> {
             .clone()
             .or_else(|| config.catalog.clone())
             .unwrap_or_default(),
+        drift_policy: DriftPolicy {
+            gitops: options.gitops.or(config.gitops).unwrap_or_default(),
+            reproducible: config.reproducible,
+        },
         config,
     })
 }
@@ -144,6 +152,8 @@ pub struct Report {
     pub profile: Option<ClusterProfile>,
     /// What the user should know about how the run went (printed on standard error).
     pub warnings: Vec<String>,
+    /// How drift was judged.
+    pub drift_policy: DriftPolicy,
 }
 
 impl Report {
@@ -226,6 +236,7 @@ impl Collector {
             sources: outcome.sources,
             profile: Some(outcome.profile),
             warnings: outcome.warnings,
+            drift_policy: outcome.drift_policy,
         }
     }
 }

@@ -20,6 +20,7 @@ use super::{Options, Summary, cluster_profile, effective};
 use crate::check::vm::{self, Rendered};
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::config::Config;
+use crate::controller::drift::DriftPolicy;
 use crate::diag::{Finding, Severity, sort_findings};
 use crate::error::Error;
 use crate::k8s::{self, Index, Kustomizations, Object};
@@ -53,6 +54,8 @@ pub struct Outcome {
     pub profile: ClusterProfile,
     /// What the user should know about how the run went (for standard error).
     pub warnings: Vec<String>,
+    /// How drift was judged (`--gitops`, `reproducible:`).
+    pub drift_policy: DriftPolicy,
 }
 
 /// The configuration file's `cluster:` and where it is written.
@@ -267,6 +270,7 @@ struct VmPass<'a> {
     kustomizations: &'a Kustomizations,
     load_options: &'a LoadOptions,
     wanted: vm::Wanted,
+    drift_policy: DriftPolicy,
 }
 
 /// The outcome of one file's VMs.
@@ -316,7 +320,13 @@ impl VmPass<'_> {
                 continue;
             }
             out.vms += 1;
-            let report = vm::analyze_vm(&self.repo, object, self.profile, self.wanted);
+            let report = vm::analyze_vm(
+                &self.repo,
+                object,
+                self.profile,
+                self.wanted,
+                self.drift_policy,
+            );
             out.findings.extend(report.findings);
             out.renders += usize::from(report.renders);
             out.rendered.extend(report.rendered);
@@ -500,6 +510,7 @@ fn stream_inputs(
             rendered: !options.skip_rendered,
             fixes: options.with_fixes,
         },
+        drift_policy: settings.drift_policy,
     };
     let mut summary = index.summary;
     let mut pending = index.pending;
@@ -627,6 +638,7 @@ fn stream_inputs(
         sources,
         profile,
         warnings,
+        drift_policy: settings.drift_policy,
     })
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::admission::mutate::{self, MutateRefusal};
 use crate::admission::validate::{self, FindErrors, Rejection};
 use crate::cluster::profile::ClusterProfile;
-use crate::controller::drift::Drift;
+use crate::controller::drift::{Drift, DriftPolicy};
 use crate::diag::fix::{Fix, remove};
 use crate::diag::{Finding, Related};
 use crate::k8s::Object;
@@ -630,12 +630,13 @@ pub struct Wanted {
     pub fixes: bool,
 }
 
-/// Analyzes one VM object.
+/// Analyzes one VM object; `policy` judges its predicted drift.
 pub fn analyze_vm<'a>(
     repo: &Repo<'a>,
     object: &'a Object,
     profile: &ClusterProfile,
     wanted: Wanted,
+    policy: DriftPolicy,
 ) -> VmReport {
     let keep_rendered = wanted.rendered;
     let Some((mut written, base)) = vm_json(object) else {
@@ -715,19 +716,28 @@ pub fn analyze_vm<'a>(
         // Drift is predicted before validation takes the stored VM over; only an admitted VM
         // is stored, so it is reported only when validation accepts the VM.
         let own_name = (object.kind == "VirtualMachine").then_some(object.name.as_str());
-        let drifts: Vec<crate::controller::drift::Drift> =
-            crate::controller::drift::predict(&written, &mutation.vm, profile.version, own_name)
-                .into_iter()
-                .chain(crate::controller::predict(
-                    &written,
-                    &mutation.vm,
-                    specs,
-                    profile,
-                ))
-                .collect();
+        let drifts: Vec<crate::controller::drift::Drift> = crate::controller::drift::predict_for(
+            &written,
+            &mutation.vm,
+            profile.version,
+            own_name,
+            policy.gitops,
+        )
+        .into_iter()
+        .chain(crate::controller::predict(
+            &written,
+            &mutation.vm,
+            specs,
+            profile,
+        ))
+        .collect();
         if follow_stored {
             stored_for_render = Some(mutation.vm.clone());
         }
+        let owns_volumes = written
+            .pointer("/spec/dataVolumeTemplates")
+            .and_then(Value::as_array)
+            .is_some_and(|templates| !templates.is_empty());
         let rejections = validate::validate(mutation.vm, specs, &find_errors, profile, true);
         if rejections.is_empty() {
             for drift in drifts {
@@ -741,16 +751,8 @@ pub fn analyze_vm<'a>(
                 } else {
                     None
                 };
-                let mut finding = analysis
-                    .view
-                    .finding(drift.rule, &drift.path, drift.message)
-                    .with_help(drift.help)
-                    .with_fix(fix);
-                finding.fields = drift
-                    .leaves
-                    .iter()
-                    .map(|leaf| analysis.view.path(leaf).text())
-                    .collect();
+                let mut finding = drift_finding(&analysis.view, drift, policy, owns_volumes);
+                finding = finding.with_fix(fix);
                 analysis.push(finding);
             }
         }
@@ -930,6 +932,38 @@ fn pin_identities(value: &mut Value, path: &FieldPath, object: &str) {
         Value::String(text) => *text = pinned_identity(&format!("{object}/{path}")),
         _ => {}
     }
+}
+
+/// The finding of a predicted change. Drift (not the runtime data the controller writes) gets
+/// its kind, the severity `policy` gives the kind, and what the engine does with it.
+fn drift_finding(
+    view: &VmView<'_>,
+    drift: Drift,
+    policy: DriftPolicy,
+    owns_volumes: bool,
+) -> Finding {
+    let is_drift = drift.rule.category == crate::diag::Category::Drift;
+    let mut message = drift.message;
+    if is_drift {
+        message.push_str(&crate::controller::drift::engine_effect(
+            drift.kind,
+            policy.gitops,
+            owns_volumes,
+        ));
+    }
+    let mut finding = view
+        .finding(drift.rule, &drift.path, message)
+        .with_help(drift.help);
+    if is_drift {
+        finding.drift = Some(drift.kind);
+        finding.severity = policy.severity(drift.kind);
+    }
+    finding.fields = drift
+        .leaves
+        .iter()
+        .map(|leaf| view.path(leaf).text())
+        .collect();
+    finding
 }
 
 /// The fix of a predicted drift: write what the cluster stores at the drift's path (`full` is

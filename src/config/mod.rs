@@ -3,6 +3,7 @@
 //! the file still applies.
 
 mod discover;
+pub mod gitops;
 mod paths;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,10 @@ pub struct Config {
     pub cluster: Option<serde_json::Value>,
     /// Where `cluster:` is written, for findings about it.
     pub(crate) cluster_span: Option<yaml::Span>,
+    /// `gitops:`: the engine whose behaviour drift findings describe.
+    pub gitops: Option<gitops::GitOps>,
+    /// `reproducible: true`: cluster defaults are warnings.
+    pub reproducible: bool,
     /// Problems found in the file.
     pub findings: Vec<Finding>,
 }
@@ -153,7 +158,7 @@ impl Reader<'_> {
     }
 }
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 9] = [
     "kubevirtVersion",
     "namespace",
     "catalog",
@@ -161,6 +166,8 @@ const KEYS: [&str; 7] = [
     "exclude",
     "rules",
     "cluster",
+    "gitops",
+    "reproducible",
 ];
 
 /// Parses and validates a configuration file's text.
@@ -245,6 +252,18 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
                 config.cluster = Some(node.to_json());
                 config.cluster_span = Some(entry.key_span);
             }
+            "gitops" => {
+                if let Some(text) = reader.string(node, "gitops") {
+                    match text.parse() {
+                        Ok(engine) => config.gitops = Some(engine),
+                        Err(err) => reader.problem(node, err),
+                    }
+                }
+            }
+            "reproducible" => match node.value {
+                Value::Bool(value) => config.reproducible = value,
+                _ => reader.problem(node, "reproducible must be true or false"),
+            },
             other => {
                 let suggestion = KEYS
                     .iter()

@@ -11,12 +11,18 @@ use crate::render::shape::{PathSegment, field_path};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment};
 
+mod kind;
 mod widen;
+
+pub(crate) use kind::engine_effect;
+pub use kind::{DriftKind, DriftPolicy, GitOps};
 
 /// One predicted change, ready to become a finding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drift {
     pub rule: &'static Rule,
+    /// What a GitOps engine makes of it (the most severe kind among its leaves).
+    pub kind: DriftKind,
     pub path: FieldPath,
     /// The value the cluster stores at `path` (None when it removes the field).
     pub stored: Option<Value>,
@@ -203,6 +209,30 @@ fn keys(path: &FieldPath) -> Vec<&str> {
         .collect()
 }
 
+/// A changed leaf's rule and drift kind: changes widen to a common parent only within one class.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Class {
+    pub rule: &'static Rule,
+    pub kind: DriftKind,
+}
+
+impl PartialEq for Class {
+    fn eq(&self, other: &Self) -> bool {
+        self.rule.code == other.rule.code && self.kind == other.kind
+    }
+}
+
+impl Eq for Class {}
+
+/// The class of a changed leaf between the VM as written and as stored.
+pub(crate) fn class_of(leaf: &FieldPath, sides: (&Value, &Value), gitops: GitOps) -> Class {
+    let rule = classify(leaf, sides.0);
+    Class {
+        rule,
+        kind: kind::leaf_kind(rule, leaf, sides, gitops),
+    }
+}
+
 /// Which drift item a changed leaf belongs to.
 fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
     let k = keys(path);
@@ -259,10 +289,7 @@ fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
 }
 
 /// The entries of `changed` (sorted by path) at or under `path`.
-fn under_path<'c>(
-    changed: &'c [(FieldPath, &'static Rule)],
-    path: &[Segment],
-) -> &'c [(FieldPath, &'static Rule)] {
+fn under_path<'c>(changed: &'c [(FieldPath, Class)], path: &[Segment]) -> &'c [(FieldPath, Class)] {
     let start = changed.partition_point(|(leaf, _)| leaf.0.as_slice() < path);
     let len = changed[start..].partition_point(|(leaf, _)| leaf.0.starts_with(path));
     &changed[start..start + len]
@@ -433,38 +460,50 @@ fn explain(
     (message, commit_help("write it the way KubeVirt stores it"))
 }
 
-/// Every predicted change between the manifest and what KubeVirt stores. `vm_name` is the name
-/// of the VM the manifest creates, when it has one of its own (not a pool's template).
+/// Every predicted change between the manifest and what KubeVirt stores, judged for Argo CD's
+/// default diff. `vm_name` is the name of the VM the manifest creates, when it has one of its
+/// own (not a pool's template).
 pub fn predict(
     written_vm: &Value,
     stored_vm: &Value,
     version: KubeVirtVersion,
     vm_name: Option<&str>,
 ) -> Vec<Drift> {
+    predict_for(written_vm, stored_vm, version, vm_name, GitOps::default())
+}
+
+/// [`predict`], with the drift kinds of `gitops`.
+pub fn predict_for(
+    written_vm: &Value,
+    stored_vm: &Value,
+    version: KubeVirtVersion,
+    vm_name: Option<&str>,
+    gitops: GitOps,
+) -> Vec<Drift> {
     let changed_set = changed_between(written_vm, stored_vm);
     if changed_set.is_empty() {
         return Vec::new();
     }
     let (before, after) = (written_vm, stored_vm);
-    let changed: Vec<(FieldPath, &'static Rule)> = changed_set
+    let changed: Vec<(FieldPath, Class)> = changed_set
         .into_iter()
         .map(|leaf| {
-            let rule = classify(&leaf, written_vm);
-            (leaf, rule)
+            let class = class_of(&leaf, (written_vm, stored_vm), gitops);
+            (leaf, class)
         })
         .collect();
-    let mut widened: Vec<(&[Segment], &'static str)> =
+    let mut widened: Vec<(&[Segment], &'static str, DriftKind)> =
         widen::widest_paths(&changed, (before, after))
             .into_iter()
             .zip(&changed)
-            .map(|(path, (_, rule))| (path, rule.code))
+            .map(|(path, (_, class))| (path, class.rule.code, class.kind))
             .collect();
     widened.sort_unstable();
     widened.dedup();
     let mut out = Vec::new();
     // The widened paths seen so far that are prefixes of the current one, shortest first.
     let mut enclosing: Vec<&[Segment]> = Vec::new();
-    for &(path, code) in &widened {
+    for &(path, code, kind) in &widened {
         while enclosing
             .last()
             .is_some_and(|other| !path.starts_with(other))
@@ -481,8 +520,8 @@ pub fn predict(
         let under = under_path(&changed, path);
         let rule = under
             .iter()
-            .find(|(_, r)| r.code == code)
-            .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, r)| *r);
+            .find(|(_, class)| class.rule.code == code)
+            .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, class)| class.rule);
         let path = FieldPath(path.to_vec());
         let written = at(before, &path).cloned();
         let stored = at(after, &path).cloned();
@@ -497,6 +536,7 @@ pub fn predict(
         let leaves = under.iter().map(|(leaf, _)| leaf.clone()).collect();
         out.push(Drift {
             rule,
+            kind,
             path,
             stored,
             written,

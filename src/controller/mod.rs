@@ -136,6 +136,7 @@ fn revision_name_written(
     let path = FieldPath::parse(&format!("spec.{field}.revisionName"));
     Drift {
         rule: &rules::REVISION_NAME_WRITTEN,
+        kind: drift::DriftKind::ClusterDefault,
         leaves: vec![path.clone()],
         path,
         stored: Some(Value::String(pattern.clone())),
@@ -189,6 +190,7 @@ fn expansion(
     let spec = to_commit.field("spec").cloned().unwrap_or(Value::Null);
     Some(Drift {
         rule: &rules::REFERENCE_POLICY_EXPAND,
+        kind: drift::DriftKind::SyncBreaking,
         path: path.clone(),
         stored: None,
         written: stored.pointer(&format!("/spec/{first_matcher}")).cloned(),

@@ -71,6 +71,8 @@ pub struct Finding {
     /// Every rendered object this finding stands for, when the same finding (same rule,
     /// position, message and path) comes from more than one unit sharing a source file.
     pub instances: Vec<crate::diag::Instance>,
+    /// For predicted drift: what a GitOps engine makes of it.
+    pub drift: Option<crate::rules::DriftKind>,
 }
 
 impl Finding {
@@ -89,6 +91,7 @@ impl Finding {
             fix: None,
             unit: None,
             instances: Vec::new(),
+            drift: None,
         }
     }
 

@@ -23,6 +23,9 @@ struct JsonDiagnostic<'a> {
     code: &'a str,
     name: &'a str,
     category: Category,
+    /// For predicted drift only: `sync-breaking`, `out-of-sync` or `cluster-default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift: Option<&'static str>,
     severity: Severity,
     message: &'a str,
     file: &'a str,
@@ -57,6 +60,9 @@ fn diagnostic(finding: &Finding) -> JsonDiagnostic<'_> {
         code: finding.rule.code,
         name: finding.rule.name,
         category: finding.rule.category,
+        drift: finding
+            .drift
+            .map(crate::controller::drift::DriftKind::as_str),
         severity: finding.severity,
         message: &finding.message,
         file: &finding.location.file,
@@ -187,6 +193,9 @@ fn write_diagnostic(out: &mut Vec<u8>, d: &JsonDiagnostic<'_>, indent: &str) {
     object.string("code", d.code);
     object.string("name", d.name);
     object.string("category", d.category.as_str());
+    if let Some(kind) = d.drift {
+        object.string("drift", kind);
+    }
     object.string("severity", d.severity.as_str());
     object.string("message", d.message);
     object.location(d.file, [d.line, d.column, d.end_line, d.end_column]);
@@ -455,6 +464,9 @@ mod tests {
                         namespace: (i == 0).then(|| text.clone()),
                         name: text.clone(),
                     }));
+            }
+            if i % 3 == 1 {
+                finding.drift = Some(crate::rules::DriftKind::OutOfSync);
             }
             for _ in 0..i {
                 finding = finding.with_related(Related {

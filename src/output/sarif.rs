@@ -261,6 +261,9 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
         properties.insert("help".into(), json!(help));
     }
     properties.insert("category".into(), json!(finding.rule.category.to_string()));
+    if let Some(kind) = finding.drift {
+        properties.insert("drift".into(), json!(kind.as_str()));
+    }
     result.insert("properties".into(), Value::Object(properties));
     Value::Object(result)
 }

@@ -2,9 +2,11 @@
 //! documentation (`explain`: `kvlint rules`, `kvlint explain`, docs/rules.md).
 
 mod class;
+mod drift_kind;
 pub mod explain;
 
 pub use class::{Category, Severity};
+pub use drift_kind::DriftKind;
 
 /// A rule's metadata. Codes are stable forever and never reused.
 #[derive(Debug, PartialEq, Eq)]
@@ -119,23 +121,23 @@ rules! {
         "The VM references a catalog entry labelled deprecated in the target release.";
     CATALOG_CONTENT_APPROXIMATED = "KV2003", "catalog-content-approximated", Catalog, Info,
         "The target release deploys an older catalog; kvlint rendered with v1.7.0 content.";
-    MATCHER_KIND_DEFAULTED = "KV3001", "matcher-kind-defaulted", Drift, Warning,
+    MATCHER_KIND_DEFAULTED = "KV3001", "matcher-kind-defaulted", Drift, Info,
         "KubeVirt up to v1.6 writes a lower-case default kind into spec.instancetype / spec.preference.";
-    INFERENCE_REWRITTEN = "KV3002", "infer-from-volume-rewritten", Drift, Warning,
+    INFERENCE_REWRITTEN = "KV3002", "infer-from-volume-rewritten", Drift, Error,
         "KubeVirt replaces inferFromVolume with the inferred name and kind; the next sync of the same manifest is refused.";
-    MACHINE_TYPE_DEFAULTED = "KV3003", "machine-type-defaulted", Drift, Warning,
+    MACHINE_TYPE_DEFAULTED = "KV3003", "machine-type-defaulted", Drift, Info,
         "KubeVirt writes a machine type into the VM spec.";
-    ARCHITECTURE_DEFAULTED = "KV3004", "architecture-defaulted", Drift, Warning,
+    ARCHITECTURE_DEFAULTED = "KV3004", "architecture-defaulted", Drift, Info,
         "KubeVirt writes an architecture into the VM spec.";
-    STORAGE_CLASS_DEFAULTED = "KV3005", "storage-class-defaulted", Drift, Warning,
+    STORAGE_CLASS_DEFAULTED = "KV3005", "storage-class-defaulted", Drift, Info,
         "KubeVirt writes the preference's storage class into dataVolumeTemplates.";
-    FIRMWARE_IDENTITY_GENERATED = "KV3006", "firmware-identity-generated", Drift, Warning,
+    FIRMWARE_IDENTITY_GENERATED = "KV3006", "firmware-identity-generated", Drift, Info,
         "KubeVirt generates a random firmware UUID (v1.6+) and serial (v1.7+) on create.";
-    PCI_TOPOLOGY_ANNOTATION = "KV3007", "pci-topology-annotation-added", Drift, Warning,
+    PCI_TOPOLOGY_ANNOTATION = "KV3007", "pci-topology-annotation-added", Drift, Info,
         "KubeVirt v1.8+ adds the kubevirt.io/pci-topology-version annotation to the template on create.";
     NORMALIZED_BY_KUBEVIRT = "KV3008", "normalized-by-kubevirt", Drift, Warning,
         "KubeVirt stores a field differently than written: a non-canonical quantity, an empty value, a pruned field.";
-    REFERENCE_POLICY_EXPAND = "KV3009", "reference-policy-expand", Drift, Warning,
+    REFERENCE_POLICY_EXPAND = "KV3009", "reference-policy-expand", Drift, Error,
         "With referencePolicy expand or expandAll (v1.4+), KubeVirt's controller replaces the matchers with the expanded spec; the next sync is refused.";
     REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
         "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.";

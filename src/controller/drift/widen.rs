@@ -15,22 +15,21 @@ use serde_json::Value;
 
 use crate::model::value::field;
 use crate::render::shape::PathSegment;
-use crate::rules::Rule;
 use crate::yaml::{FieldPath, Segment};
 
 /// How the leaves under a node (empty maps and lists and nulls are not leaves) changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Leaves {
+enum Leaves<K> {
     /// There are none.
     None,
-    /// All of them changed, for the rule with this code.
-    Same(&'static str),
-    /// One did not change, or two changed for different rules.
+    /// All of them changed, for the same class (rule and drift kind).
+    Same(K),
+    /// One did not change, or two changed for different classes.
     Mixed,
 }
 
-impl Leaves {
-    fn and(self, other: Leaves) -> Leaves {
+impl<K: Copy + Eq> Leaves<K> {
+    fn and(self, other: Leaves<K>) -> Leaves<K> {
         match (self, other) {
             (Leaves::None, any) | (any, Leaves::None) => any,
             (Leaves::Same(a), Leaves::Same(b)) if a == b => self,
@@ -41,18 +40,19 @@ impl Leaves {
 
 /// A node of the trie of changed paths: the path that is the first `depth` segments of the
 /// changed paths under it.
-struct Node {
+struct Node<K> {
     parent: Option<usize>,
     depth: usize,
-    leaves: Leaves,
+    leaves: Leaves<K>,
     /// Changed paths under the node (itself included) that are leaves on either side.
     changed_leaves: usize,
 }
 
 /// For each entry of `changed` (sorted by path, without repeats), the prefix of its path it
-/// widens to. `sides` are the VM as written and as stored.
-pub(super) fn widest_paths<'c>(
-    changed: &'c [(FieldPath, &'static Rule)],
+/// widens to. `sides` are the VM as written and as stored. `K` is what a change is grouped by:
+/// a path widens only over changes of the same `K`.
+pub(super) fn widest_paths<'c, K: Copy + Eq>(
+    changed: &'c [(FieldPath, K)],
     sides: (&Value, &Value),
 ) -> Vec<&'c [Segment]> {
     let mut trie = Trie {
@@ -64,18 +64,18 @@ pub(super) fn widest_paths<'c>(
     changed
         .iter()
         .zip(&trie.node_of)
-        .map(|((path, rule), &node)| &path.0[..trie.widest_depth(node, rule.code)])
+        .map(|((path, class), &node)| &path.0[..trie.widest_depth(node, *class)])
         .collect()
 }
 
-struct Trie<'c> {
-    changed: &'c [(FieldPath, &'static Rule)],
-    nodes: Vec<Node>,
+struct Trie<'c, K> {
+    changed: &'c [(FieldPath, K)],
+    nodes: Vec<Node<K>>,
     /// The trie node of each changed path.
     node_of: Vec<usize>,
 }
 
-impl Trie<'_> {
+impl<K: Copy + Eq> Trie<'_, K> {
     /// Summarises the node of `changed[lo..hi]`, whose paths share their first `depth` segments,
     /// and every node under it; `values` are what the two sides hold at that path. Returns the
     /// node's index.
@@ -100,12 +100,12 @@ impl Trie<'_> {
         let own = (next < hi && self.changed[next].0.0.len() == depth).then(|| {
             self.node_of[next] = index;
             next += 1;
-            self.changed[next - 1].1.code
+            self.changed[next - 1].1
         });
         if values.into_iter().flatten().any(is_leaf) {
             match own {
-                Some(code) => {
-                    leaves = Leaves::Same(code);
+                Some(class) => {
+                    leaves = Leaves::Same(class);
                     changed_leaves = 1;
                 }
                 None => leaves = Leaves::Mixed,
@@ -143,9 +143,9 @@ impl Trie<'_> {
         index
     }
 
-    /// The length of the prefix the changed path at trie node `node`, changed for the rule
-    /// `code`, widens to.
-    fn widest_depth(&self, node: usize, code: &'static str) -> usize {
+    /// The length of the prefix the changed path at trie node `node`, changed for `class`,
+    /// widens to.
+    fn widest_depth(&self, node: usize, class: K) -> usize {
         let mut best = self.nodes[node].depth;
         let mut best_count = 1;
         let mut ancestor = self.nodes[node].parent;
@@ -153,7 +153,7 @@ impl Trie<'_> {
             let node = &self.nodes[index];
             let same_rule = match node.leaves {
                 Leaves::None => true,
-                Leaves::Same(other) => other == code,
+                Leaves::Same(other) => other == class,
                 Leaves::Mixed => false,
             };
             if node.depth < 2 || !same_rule {
@@ -220,7 +220,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Map, Value, json};
 
-    use super::super::{changed_between, classify, each_leaf, predict};
+    use super::super::{Class, GitOps, changed_between, class_of, each_leaf, predict};
     use super::*;
     use crate::cluster::profile::KubeVirtVersion;
     use crate::render::shape::segments;
@@ -229,9 +229,9 @@ mod tests {
     /// parent up, search the whole subtree on both sides.
     fn widest_path_by_search<'p>(
         leaf: &'p FieldPath,
-        rule: &'static Rule,
+        class: Class,
         sides: (&Value, &Value),
-        changed: &[(FieldPath, &'static Rule)],
+        changed: &[(FieldPath, Class)],
     ) -> &'p [Segment] {
         let steps = segments(&leaf.0);
         let chains = [ancestors(sides.0, &steps), ancestors(sides.1, &steps)];
@@ -250,7 +250,7 @@ mod tests {
                 each_leaf(value, &mut path, &mut |steps| match changed
                     .binary_search_by(|(path, _)| compare(path, steps))
                 {
-                    Ok(i) if changed[i].1.code == rule.code => {
+                    Ok(i) if changed[i].1 == class => {
                         under.push(i);
                         true
                     }
@@ -293,12 +293,12 @@ mod tests {
         chain
     }
 
-    fn changed_of(written: &Value, stored: &Value) -> Vec<(FieldPath, &'static Rule)> {
+    fn changed_of(written: &Value, stored: &Value) -> Vec<(FieldPath, Class)> {
         changed_between(written, stored)
             .into_iter()
             .map(|leaf| {
-                let rule = classify(&leaf, written);
-                (leaf, rule)
+                let class = class_of(&leaf, (written, stored), GitOps::default());
+                (leaf, class)
             })
             .collect()
     }
@@ -306,8 +306,8 @@ mod tests {
     fn assert_same_as_search(written: &Value, stored: &Value) {
         let changed = changed_of(written, stored);
         let walked = widest_paths(&changed, (written, stored));
-        for ((leaf, rule), walked) in changed.iter().zip(walked) {
-            let searched = widest_path_by_search(leaf, rule, (written, stored), &changed);
+        for ((leaf, class), walked) in changed.iter().zip(walked) {
+            let searched = widest_path_by_search(leaf, *class, (written, stored), &changed);
             assert_eq!(walked, searched, "{leaf} in {written} -> {stored}");
         }
     }
@@ -319,27 +319,29 @@ mod tests {
         stored: &Value,
     ) -> Vec<(FieldPath, &'static str, Vec<FieldPath>)> {
         let changed = changed_of(written, stored);
-        let mut widened: Vec<(&[Segment], &'static str)> = changed
+        let mut widened: Vec<(&[Segment], &'static str, _)> = changed
             .iter()
-            .map(|(leaf, rule)| {
-                let path = widest_path_by_search(leaf, rule, (written, stored), &changed);
-                (path, rule.code)
+            .map(|(leaf, class)| {
+                let path = widest_path_by_search(leaf, *class, (written, stored), &changed);
+                (path, class.rule.code, class.kind)
             })
             .collect();
         widened.sort_unstable();
         widened.dedup();
         let mut out = Vec::new();
-        for &(path, code) in &widened {
+        for &(path, code, _) in &widened {
             if widened
                 .iter()
-                .any(|(other, _)| *other != path && path.starts_with(other))
+                .any(|(other, _, _)| *other != path && path.starts_with(other))
             {
                 continue;
             }
             let rule = changed
                 .iter()
-                .find(|(leaf, r)| r.code == code && leaf.0.starts_with(path))
-                .map_or(crate::rules::NORMALIZED_BY_KUBEVIRT.code, |(_, r)| r.code);
+                .find(|(leaf, c)| c.rule.code == code && leaf.0.starts_with(path))
+                .map_or(crate::rules::NORMALIZED_BY_KUBEVIRT.code, |(_, c)| {
+                    c.rule.code
+                });
             let path = FieldPath(path.to_vec());
             let leaves = changed
                 .iter()
