@@ -470,8 +470,16 @@ fn live_update_memory(
     if max_guest.value() % block != 0 {
         return Err(format!("MaxGuest must be {alignment} aligned"));
     }
-    if architecture(spec, profile) != "amd64" {
-        return Err("Memory hotplug is only available for x86_64 VMs".to_owned());
+    let architecture = architecture(spec, profile);
+    if profile
+        .version
+        .has_change(backports::MEMORY_HOTPLUG_AMD64_ONLY)
+    {
+        if architecture != "amd64" {
+            return Err("Memory hotplug is only available for x86_64 VMs".to_owned());
+        }
+    } else if architecture != "amd64" && architecture != "arm64" {
+        return Err("Memory hotplug is only available for x86_64 and arm64 VMs".to_owned());
     }
     if guest.value() < BLOCK_1G {
         return Err(
@@ -4212,6 +4220,31 @@ mod tests {
             )
         );
         assert_eq!(run(&json!({"serviceAccountName": "builder"})), Vec::new());
+    }
+
+    #[test]
+    fn memory_hotplug_on_arm64_is_refused_from_v1_6_1() {
+        let arm = json!({"architecture": "arm64", "domain": {"machine": {"type": "virt"}, "memory": {"guest": "2Gi", "maxGuest": "8Gi"}}});
+        let hotplug = |version: KubeVirtVersion| {
+            run_with(&arm, &ClusterProfile::new(version))
+                .into_iter()
+                .filter(|(_, message)| message.starts_with("Memory hotplug"))
+                .map(|(_, message)| message)
+                .collect::<Vec<_>>()
+        };
+        assert!(hotplug(KubeVirtVersion::new(1, 6)).is_empty());
+        assert_eq!(
+            hotplug(KubeVirtVersion::release(1, 6, 1)),
+            ["Memory hotplug is only available for x86_64 VMs"]
+        );
+        let s390x = json!({"architecture": "s390x", "domain": {"memory": {"guest": "2Gi", "maxGuest": "8Gi"}}});
+        let at_v1_6_0 = run_with(&s390x, &ClusterProfile::new(KubeVirtVersion::new(1, 6)));
+        assert!(
+            at_v1_6_0
+                .iter()
+                .any(|(_, m)| m == "Memory hotplug is only available for x86_64 and arm64 VMs"),
+            "{at_v1_6_0:?}"
+        );
     }
 
     #[test]
