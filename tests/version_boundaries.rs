@@ -3,6 +3,9 @@
 //! release are checked at the oldest and the newest. Fixtures are the rules' own
 //! (testdata/rules/<CODE>/fail) where one fits, else testdata/versions/<behaviour>.
 //!
+//! The matrix compares the first releases of minor lines; where KubeVirt backported a change
+//! to an earlier line's patch releases (cluster::backports), the row names the `.0` release.
+//!
 //! Rows without a per-manifest consequence are not here: status refs (2), the update rule (19)
 //! and revision upgrades (21) need a stored object; the rollout strategy (28) only changes what
 //! happens to a running VM; restores (30) happen in the cluster; the `creationTimestamp: null`
@@ -137,7 +140,7 @@ const BOUNDARIES: &[Boundary] = &[
         row: "10 preferredStorageClassName into dataVolumeTemplates[].spec.storage (v1.1+)",
         fixture: "testdata/rules/KV3005/fail",
         with: "v1.1",
-        without: "v1.0",
+        without: "v1.0.0",
         probe: at(
             "KV3005",
             "spec.dataVolumeTemplates[0].spec.storage.storageClassName",
@@ -146,7 +149,7 @@ const BOUNDARIES: &[Boundary] = &[
     Boundary {
         row: "11 random firmware.uuid on create (v1.6+)",
         fixture: "testdata/rules/KV3006/fail",
-        with: "v1.6",
+        with: "v1.6.0",
         without: "v1.5",
         probe: at("KV3006", "spec.template.spec.domain.firmware.uuid"),
     },
@@ -154,7 +157,7 @@ const BOUNDARIES: &[Boundary] = &[
         row: "12 random firmware.serial on create (v1.7+)",
         fixture: "testdata/versions/firmware-serial",
         with: "v1.7",
-        without: "v1.6",
+        without: "v1.6.0",
         probe: at("KV3006", "spec.template.spec.domain.firmware.serial"),
     },
     Boundary {
@@ -168,13 +171,13 @@ const BOUNDARIES: &[Boundary] = &[
         row: "14 pci-topology annotation on create (v1.8+)",
         fixture: "testdata/rules/KV3007/fail",
         with: "v1.8",
-        without: "v1.7",
+        without: "v1.7.0",
         probe: code("KV3007"),
     },
     Boundary {
         row: "14 (v1.8 always, v1.9 only for PCIe-capable templates)",
         fixture: "testdata/versions/pci-topology-s390x",
-        with: "v1.8",
+        with: "v1.8.0",
         without: "v1.9",
         probe: code("KV3007"),
     },
@@ -219,7 +222,7 @@ const BOUNDARIES: &[Boundary] = &[
     Boundary {
         row: "17 requirements checked before the VMI-spec defaults (v1.0)",
         fixture: "testdata/versions/requirements-after-defaults",
-        with: "v1.0",
+        with: "v1.0.0",
         without: "v1.1",
         probe: cause("KV1002", "spec.template.spec.domain.cpu"),
     },
@@ -261,7 +264,7 @@ const BOUNDARIES: &[Boundary] = &[
     Boundary {
         row: "25 requests.memory defaulted by expand (v1.4-v1.6)",
         fixture: "testdata/rules/KV3007/fail",
-        with: "v1.6",
+        with: "v1.6.0",
         without: "v1.7",
         probe: Probe::Rendered("/spec/template/spec/domain/resources/requests/memory"),
     },

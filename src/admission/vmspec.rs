@@ -4188,6 +4188,31 @@ mod tests {
     }
 
     #[test]
+    fn memory_hotplug_on_arm64_is_refused_from_v1_6_1() {
+        let arm = json!({"architecture": "arm64", "domain": {"machine": {"type": "virt"}, "memory": {"guest": "2Gi", "maxGuest": "8Gi"}}});
+        let hotplug = |version: KubeVirtVersion| {
+            run_with(&arm, &ClusterProfile::new(version))
+                .into_iter()
+                .filter(|(_, message)| message.starts_with("Memory hotplug"))
+                .map(|(_, message)| message)
+                .collect::<Vec<_>>()
+        };
+        assert!(hotplug(KubeVirtVersion::new(1, 6)).is_empty());
+        assert_eq!(
+            hotplug(KubeVirtVersion::release(1, 6, 1)),
+            ["Memory hotplug is only available for x86_64 VMs"]
+        );
+        let s390x = json!({"architecture": "s390x", "domain": {"memory": {"guest": "2Gi", "maxGuest": "8Gi"}}});
+        let at_v1_6_0 = run_with(&s390x, &ClusterProfile::new(KubeVirtVersion::new(1, 6)));
+        assert!(
+            at_v1_6_0
+                .iter()
+                .any(|(_, m)| m == "Memory hotplug is only available for x86_64 and arm64 VMs"),
+            "{at_v1_6_0:?}"
+        );
+    }
+
+    #[test]
     fn live_update_memory() {
         let field = "spec.template.spec.domain.memory.guest";
         assert_eq!(

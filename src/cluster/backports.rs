@@ -27,6 +27,16 @@ pub const REQUIREMENTS_AFTER_DEFAULTS: &[KubeVirtVersion] = &[r(1, 0, 1), r(1, 1
 /// v1.0.1).
 pub const FIRMWARE_PREFERENCES_KEEP_VM_VALUES: &[KubeVirtVersion] = &[r(1, 0, 1), r(1, 1, 0)];
 
+/// A revision the VM's status references is used only when it is of the object the matcher
+/// names ("instancetype: Only return revision of currently referenced object", v1.5.2;
+/// mainline v1.6.0).
+pub const STATUS_REVISION_OF_REFERENCED_OBJECT: &[KubeVirtVersion] = &[r(1, 5, 2), r(1, 6, 0)];
+
+/// Memory hotplug (`maxGuest`) is refused on arm64 as well as other non-amd64 architectures
+/// ("liveupdate: Align ValidateLiveUpdateMemory with webhooks", v1.5.3 and v1.6.1; mainline
+/// v1.7.0).
+pub const MEMORY_HOTPLUG_AMD64_ONLY: &[KubeVirtVersion] = &[r(1, 5, 3), r(1, 6, 1), r(1, 7, 0)];
+
 /// The VM mutator generates `firmware.serial` on create ("vm-mutator: ensure default
 /// Firmware.Serial value on newly created vms", v1.5.3 and v1.6.1; mainline v1.7.0).
 pub const FIRMWARE_SERIAL: &[KubeVirtVersion] = &[r(1, 5, 3), r(1, 6, 1), r(1, 7, 0)];
@@ -76,6 +86,8 @@ mod tests {
             GLOBAL_MACHINE_TYPE,
             REQUIREMENTS_AFTER_DEFAULTS,
             FIRMWARE_PREFERENCES_KEEP_VM_VALUES,
+            STATUS_REVISION_OF_REFERENCED_OBJECT,
+            MEMORY_HOTPLUG_AMD64_ONLY,
             FIRMWARE_SERIAL,
             ARCHITECTURE_FROM_DATA_SOURCE,
             PCI_TOPOLOGY_ANNOTATION,

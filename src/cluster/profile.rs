@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn parses_versions() {
-        assert_eq!("v1.9".parse(), Ok(KubeVirtVersion::newest_of(1, 9)));
+        assert_eq!("v1.9".parse(), Ok(KubeVirtVersion::new(1, 9)));
         assert_eq!("1.6.2".parse(), Ok(KubeVirtVersion::release(1, 6, 2)));
         assert!("v2.0".parse::<KubeVirtVersion>().is_err());
         assert!("latest".parse::<KubeVirtVersion>().is_err());

@@ -1,5 +1,6 @@
-//! KubeVirt releases: `vX.Y` (the newest patch release of a minor line kvlint knows) or a
-//! patch release `vX.Y.Z`, and the changes KubeVirt backported to patch releases.
+//! KubeVirt releases: `vX.Y` (the first release of a minor line, `vX.Y.0`, as the conformance
+//! sets and the specification name releases) or a patch release `vX.Y.Z`, and the changes
+//! KubeVirt backported to patch releases.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -22,8 +23,8 @@ pub struct KubeVirtVersion {
 const NEWEST_PATCH: [u32; 10] = [1, 1, 2, 1, 1, 3, 6, 4, 4, 0];
 
 impl KubeVirtVersion {
-    pub const OLDEST: Self = Self::newest_of(1, 0);
-    pub const LATEST: Self = Self::newest_of(1, 9);
+    pub const OLDEST: Self = Self::new(1, 0);
+    pub const LATEST: Self = Self::new(1, 9);
 
     /// The first release of a minor line, `vX.Y.0` (shown as `vX.Y`): what a change that came
     /// with a minor release is compared against.
@@ -46,7 +47,7 @@ impl KubeVirtVersion {
         }
     }
 
-    /// What `vX.Y` means: the newest patch release of the minor line kvlint knows.
+    /// The newest patch release of the minor line kvlint knows (shown as `vX.Y`).
     pub const fn newest_of(major: u32, minor: u32) -> Self {
         let patch = match newest_patch(major, minor) {
             Some(patch) => patch,
@@ -109,8 +110,10 @@ impl KubeVirtVersion {
                 Self::LATEST
             ));
         }
+        // `vX.Y` is the minor line's first release: the one the conformance sets were
+        // produced at, and the one `--kubevirt-version v1.6` has always meant.
         let Some(patch) = patch else {
-            return Ok((line, None));
+            return Ok((Self::new(major, minor), None));
         };
         if patch > line.patch {
             let known = Self::release(major, minor, line.patch);
@@ -193,11 +196,15 @@ mod tests {
     }
 
     #[test]
-    fn minor_lines_mean_their_newest_known_patch_release() {
+    fn minor_lines_mean_their_first_release() {
         assert_eq!(parse("v1.9"), Ok(("v1.9".to_owned(), 0, None)));
-        assert_eq!(parse("v1.6"), Ok(("v1.6".to_owned(), 6, None)));
-        assert_eq!(parse("1.7"), Ok(("v1.7".to_owned(), 4, None)));
-        assert_eq!(parse("v1.0"), Ok(("v1.0".to_owned(), 1, None)));
+        assert_eq!(parse("v1.6"), Ok(("v1.6".to_owned(), 0, None)));
+        assert_eq!(parse("1.7"), Ok(("v1.7".to_owned(), 0, None)));
+        assert_eq!(parse("v1.0"), Ok(("v1.0".to_owned(), 0, None)));
+        assert_eq!(
+            KubeVirtVersion::newest_of(1, 6),
+            KubeVirtVersion::release(1, 6, 6)
+        );
         assert_eq!(KubeVirtVersion::LATEST.to_string(), "v1.9");
         assert_eq!(KubeVirtVersion::OLDEST.to_string(), "v1.0");
     }

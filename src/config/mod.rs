@@ -436,7 +436,7 @@ mod tests {
             "kubevirtVersion: v1.6\nnamespace: apps\ncatalog: none\ninclude: ['**/*.yaml']\nexclude: [charts/**]\nrules:\n  KV3006: off\n  machine-type-defaulted: error\ncluster:\n  machineType: pc-q35-rhel9.6.0\n",
         );
         assert!(c.findings.is_empty(), "{:?}", c.findings);
-        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::newest_of(1, 6)));
+        assert_eq!(c.kubevirt_version, Some(KubeVirtVersion::new(1, 6)));
         assert_eq!(c.namespace.as_deref(), Some("apps"));
         assert_eq!(c.catalog, Some(CatalogChoice::None));
         assert_eq!(c.exclude, ["charts/**"]);

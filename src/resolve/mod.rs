@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use foldhash::HashMap;
 use serde_json::Value;
 
+use crate::cluster::backports;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::model::{Matcher, MatcherKind, MatcherRole};
@@ -223,7 +224,8 @@ pub fn is_served(api_version: &str, version: KubeVirtVersion) -> bool {
 }
 
 /// Finds the spec a matcher references (apply.md §2): `revisionName` first, then a status
-/// reference to a revision of the same name (v1.5+), then the object by kind.
+/// reference to a revision (v1.5+; of the object the matcher names from v1.5.2), then the
+/// object by kind.
 pub fn find<'a>(
     repo: &Repo<'a>,
     vm: &Object,
@@ -251,7 +253,11 @@ pub fn find<'a>(
                 .and_then(|m| m.get("labels"))
                 .and_then(|l| l.get("instancetype.kubevirt.io/object-name"))
                 .and_then(|n| n.as_str());
-            if label == Some(matcher.name.as_str()) {
+            let of_referenced_object = label == Some(matcher.name.as_str())
+                || !repo
+                    .version
+                    .has_change(backports::STATUS_REVISION_OF_REFERENCED_OBJECT);
+            if of_referenced_object {
                 return revision_spec(repo, object, role);
             }
         }

@@ -123,7 +123,7 @@ pub(crate) fn validate_live_update_memory(
     if max_guest.value() % alignment != 0 {
         return Err(Unsupported::MaxGuestNotAligned { alignment });
     }
-    let with_arm64 = !version.at_least(1, 7);
+    let with_arm64 = !version.has_change(crate::cluster::backports::MEMORY_HOTPLUG_AMD64_ONLY);
     if architecture != "amd64" && !(with_arm64 && architecture == "arm64") {
         return Err(Unsupported::Architecture { with_arm64 });
     }
