@@ -74,6 +74,15 @@ impl Tool {
         }))
     }
 
+    /// The tool as the units cache keys it: the program resolved, its label and version.
+    pub(crate) fn identity(&self) -> super::cache::ToolIdentity {
+        super::cache::ToolIdentity {
+            program: std::fs::canonicalize(&self.program).unwrap_or_else(|_| self.program.clone()),
+            label: self.label.clone(),
+            version: self.version.clone(),
+        }
+    }
+
     /// Builds the kustomization in `dir` (run from `dir`) and returns its output.
     pub(crate) fn build(&self, dir: &Path) -> Result<String, BuildError> {
         let mut command = Command::new(&self.program);
