@@ -1,8 +1,8 @@
 //! The units cache: a warm run starts no build, a changed file rebuilds the units that read it,
 //! `--no-cache` builds everything and stores nothing, and cached results are the builds'.
 //!
-//! Builds go through a fake `--kustomize-command` that records each build in a counter file
-//! and then runs the real Kustomize (`kustomize build`, else `kubectl kustomize`). Without
+//! Builds go through a fake `--kustomize-command` that records each build (and each version
+//! probe, as `version`) in a counter file and then runs the real Kustomize (`kustomize build`, else `kubectl kustomize`). Without
 //! either these tests say so and pass, unless `KVLINT_REQUIRE_KUSTOMIZE=1`.
 
 #![cfg(unix)]
@@ -39,12 +39,12 @@ impl Fixture {
             &command,
             format!(
                 "#!/bin/sh\n\
-                 if [ \"$1\" = version ]; then echo v5.4.2; exit 0; fi\n\
+                 if [ \"$1\" = version ]; then echo version >> '{counter}'; echo v5.4.2; exit 0; fi\n\
                  shift\n\
-                 grep -A1 '\"resources\"' kustomization.yaml | tail -n 1 >> '{}'\n\
+                 grep -A1 '\"resources\"' kustomization.yaml | tail -n 1 >> '{counter}'\n\
                  if command -v kustomize > /dev/null; then exec kustomize build \"$@\"; fi\n\
                  exec kubectl kustomize \"$@\"\n",
-                counter.display()
+                counter = counter.display()
             ),
         )
         .unwrap();
@@ -125,6 +125,11 @@ fn make_executable(path: &Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The builds among the recorded runs of the tool.
+fn unit_builds(runs: &[String]) -> usize {
+    runs.iter().filter(|run| *run != "version").count()
+}
+
 fn entries(dir: &Path) -> usize {
     let Ok(walk) = std::fs::read_dir(dir.join("units-v1")) else {
         return 0;
@@ -147,7 +152,7 @@ fn a_warm_run_builds_nothing_and_reports_the_same() {
     assert!(cold.contains("\"KV"), "the fixture has findings: {cold}");
 
     let (warm, built) = repo.with_cache(&repo.temp);
-    assert_eq!(built, Vec::<String>::new(), "a warm run builds nothing");
+    assert_eq!(built, Vec::<String>::new(), "a warm run starts no process");
     assert_eq!(warm, cold, "cached results report as the builds did");
 
     // Only the unit that reads the file is built again.
@@ -191,8 +196,9 @@ fn entries_serve_runs_in_other_wrapper_directories() {
     }
     let repo = Fixture::new();
     let (first, built) = repo.with_cache(&repo.temp);
-    let units = built.len();
+    let units = unit_builds(&built);
     assert!(units >= 3, "{built:?}");
+    assert_eq!(built.len(), units + 1, "one version probe: {built:?}");
     // Each run makes its own wrapper directory in the temporary directory: the second run's
     // is another, and reads the first run's entries, refusals included.
     assert!(first.contains("kustomize-build-failed"), "{first}");
@@ -202,7 +208,7 @@ fn entries_serve_runs_in_other_wrapper_directories() {
     // Another temporary directory is another key: built again, with the same report.
     let other = repo.root.join("tmp-b");
     let (third, built) = repo.with_cache(&other);
-    assert_eq!(built.len(), units, "{built:?}");
+    assert_eq!(built.len(), units, "builds, no version probe: {built:?}");
     assert_eq!(third, first);
 }
 
@@ -215,17 +221,25 @@ fn no_cache_builds_every_unit_and_stores_nothing() {
     let cache = repo.cache();
     let from_env = [("KVLINT_CACHE_DIR", cache.as_path())];
     let (cold, built) = repo.check(&[], &repo.temp, &from_env);
-    let units = built.len();
+    let units = unit_builds(&built);
     assert!(units >= 3, "{built:?}");
     let stored = entries(&cache);
-    assert_eq!(stored, units, "$KVLINT_CACHE_DIR holds the entries");
+    assert_eq!(
+        stored,
+        units + 1,
+        "$KVLINT_CACHE_DIR holds the builds and the version"
+    );
 
     let (warm, built) = repo.check(&[], &repo.temp, &from_env);
     assert!(built.is_empty(), "{built:?}");
     assert_eq!(warm, cold);
 
     let (bypassed, built) = repo.check(&["--no-cache"], &repo.temp, &from_env);
-    assert_eq!(built.len(), units, "--no-cache reads no entry");
+    assert_eq!(
+        built.len(),
+        units + 1,
+        "--no-cache reads no entry: {built:?}"
+    );
     assert_eq!(bypassed, cold);
 
     let unused = repo.root.join("unused-cache");
@@ -234,14 +248,14 @@ fn no_cache_builds_every_unit_and_stores_nothing() {
         &repo.temp,
         &[("KVLINT_CACHE_DIR", unused.as_path())],
     );
-    assert_eq!(built.len(), units);
+    assert_eq!(built.len(), units + 1);
     assert!(!unused.exists(), "--no-cache writes no entry");
 
     // Without --cache-dir or $KVLINT_CACHE_DIR: the user's cache directory.
     let xdg = repo.root.join("xdg");
     if cfg!(not(target_os = "macos")) {
         repo.check(&[], &repo.temp, &[("XDG_CACHE_HOME", xdg.as_path())]);
-        assert_eq!(entries(&xdg.join("kvlint")), units);
+        assert_eq!(entries(&xdg.join("kvlint")), units + 1);
     }
 }
 

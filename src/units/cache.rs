@@ -325,6 +325,52 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The version `probe` reports for `program`, asked once per program file: the answer is
+    /// kept under the program's resolved path, size, modification time (and on Unix, its
+    /// inode and change time), so that a replaced binary is asked again.
+    pub(crate) fn tool_version(
+        &self,
+        program: &Path,
+        probe: impl FnOnce() -> Option<String>,
+    ) -> Option<String> {
+        let Some(key) = program_key(program) else {
+            return probe();
+        };
+        if let Some(Entry::Built(version)) = self.load(&key) {
+            return (!version.is_empty()).then_some(version);
+        }
+        let version = probe();
+        let _ = self.save(&key, &Entry::Built(version.clone().unwrap_or_default()));
+        version
+    }
+}
+
+/// The key of a program file's version: None when the file cannot be looked at.
+fn program_key(program: &Path) -> Option<Digest> {
+    let resolved = std::fs::canonicalize(program).ok()?;
+    let metadata = std::fs::metadata(&resolved).ok()?;
+    let modified = metadata
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let mut hasher = Fields(Sha256::new());
+    hasher.field(b"format", &FORMAT_VERSION.to_le_bytes());
+    hasher.field(b"tool-version-of", b"");
+    hasher.path(b"program", &resolved);
+    hasher.field(b"size", &metadata.len().to_le_bytes());
+    hasher.field(b"modified", &modified.as_nanos().to_le_bytes());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        hasher.field(b"inode", &metadata.ino().to_le_bytes());
+        hasher.field(b"changed", &metadata.ctime().to_le_bytes());
+        hasher.field(b"changed-ns", &metadata.ctime_nsec().to_le_bytes());
+    }
+    Some(hasher.0.finalize().into())
+}
+
 /// Creates `dir` and its missing parents, readable by the user only (entries hold rendered
 /// manifests, Secrets among them).
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -634,6 +680,35 @@ mod tests {
             .unwrap()
             .count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_tool_version_is_asked_once_per_program_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(&dir.path().join("cache"));
+        let program = dir.path().join("kustomize");
+        std::fs::write(&program, "first").unwrap();
+        let asked = std::cell::Cell::new(0);
+        let probe = |answer: Option<&str>| {
+            asked.set(asked.get() + 1);
+            answer.map(str::to_owned)
+        };
+        let version = |answer| store.tool_version(&program, || probe(answer));
+        assert_eq!(version(Some("v5.4.2")).as_deref(), Some("v5.4.2"));
+        assert_eq!(version(Some("other")).as_deref(), Some("v5.4.2"));
+        assert_eq!(asked.get(), 1);
+        // A replaced program (another size) is asked again; no version is remembered too.
+        std::fs::write(&program, "second build").unwrap();
+        assert_eq!(version(None), None);
+        assert_eq!(version(Some("v9.9.9")), None);
+        assert_eq!(asked.get(), 2);
+        let missing = dir.path().join("missing");
+        assert_eq!(
+            store
+                .tool_version(&missing, || Some("v1.0.0".to_owned()))
+                .as_deref(),
+            Some("v1.0.0")
+        );
     }
 
     #[test]

@@ -122,7 +122,9 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             .unwrap_or(DEFAULT_TIMEOUT_SECONDS)
             .max(1),
     );
-    let tool = match Tool::find(context.options.command.as_deref(), timeout) {
+    let cache_root = cache_root(context.options);
+    let store = cache_root.as_deref().map(cache::Store::new);
+    let tool = match Tool::find(context.options.command.as_deref(), timeout, store.as_ref()) {
         Ok(Some(tool)) => tool,
         Ok(None) => {
             rendering.warning = Some(format!(
@@ -151,8 +153,8 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             return rendering;
         }
     };
-    let cache = cache_root(context.options)
-        .map(|dir| cache::RunCache::new(&dir, tool.identity(), scratch.path(), &roots));
+    let cache =
+        cache_root.map(|dir| cache::RunCache::new(&dir, tool.identity(), scratch.path(), &roots));
     let builds: Vec<Result<String, NotBuilt>> = roots
         .par_iter()
         .enumerate()
