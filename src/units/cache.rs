@@ -407,7 +407,7 @@ impl RunCache {
     }
 
     /// The result of building `root` (reported as `unit`) through `wrapper` in `wrapper_dir`:
-    /// the stored one, else `build`'s, then stored.
+    /// the stored one, else `build`'s, then stored unless a file it reads changed meanwhile.
     pub(crate) fn build(
         &self,
         root: &Root,
@@ -416,23 +416,25 @@ impl RunCache {
         wrapper_dir: &Path,
         build: impl FnOnce() -> Result<String, BuildError>,
     ) -> Result<String, BuildError> {
-        let key = key(&KeyInput {
-            tool: &self.tool,
-            temp_root: &self.temp_root,
-            unit,
-            wrapper,
-            closure: root
-                .closure
-                .iter()
-                .map(|path| (path.as_path(), self.contents.get(path)))
-                .collect(),
-            directories: root
-                .directories
-                .iter()
-                .map(|dir| (dir.as_path(), kustomization_names(dir)))
-                .collect(),
-        });
-        let Some(key) = key else {
+        let key_of = |content: &dyn Fn(&Path) -> Content| {
+            key(&KeyInput {
+                tool: &self.tool,
+                temp_root: &self.temp_root,
+                unit,
+                wrapper,
+                closure: root
+                    .closure
+                    .iter()
+                    .map(|path| (path.as_path(), content(path)))
+                    .collect(),
+                directories: root
+                    .directories
+                    .iter()
+                    .map(|dir| (dir.as_path(), kustomization_names(dir)))
+                    .collect(),
+            })
+        };
+        let Some(key) = key_of(&|path| self.contents.get(path)) else {
             return build();
         };
         let resolved = std::fs::canonicalize(wrapper_dir)
@@ -443,6 +445,10 @@ impl RunCache {
             return entry.result(&resolved);
         }
         let result = build();
+        // A file edited while Kustomize ran: the result may be of either content.
+        if key_of(&content_of) != Some(key) {
+            return result;
+        }
         let given = wrapper_dir.to_string_lossy();
         // Longer spelling first, so that neither replaces part of the other.
         let mut spellings = [resolved.as_str(), &*given];
@@ -680,6 +686,42 @@ mod tests {
             .unwrap()
             .count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_build_during_which_a_file_changed_is_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = dir.path().join("unit");
+        std::fs::create_dir(&unit).unwrap();
+        std::fs::write(unit.join("kustomization.yaml"), "resources: [vm.yaml]\n").unwrap();
+        let vm = unit.join("vm.yaml");
+        std::fs::write(&vm, "kind: VirtualMachine\n").unwrap();
+        let root = crate::units::discover::Tree::new(None).root(&unit).unwrap();
+        assert!(root.closure.contains(&vm), "{:?}", root.closure);
+        let scratch = dir.path().join("tmp").join("kvlint-units-x");
+        let cache = RunCache::new(
+            &dir.path().join("cache"),
+            tool("v5.5.0"),
+            &scratch,
+            std::slice::from_ref(&root),
+        );
+        let wrapper_dir = scratch.join("0");
+        let run = |edit: Option<&str>, output: &str| {
+            cache.build(&root, "unit", "wrapper", &wrapper_dir, || {
+                if let Some(text) = edit {
+                    std::fs::write(&vm, text).unwrap();
+                }
+                Ok(output.to_owned())
+            })
+        };
+        // The file changes while the first build runs: its output is not kept.
+        assert_eq!(
+            run(Some("kind: Changed\n"), "first"),
+            Ok("first".to_owned())
+        );
+        std::fs::write(&vm, "kind: VirtualMachine\n").unwrap();
+        assert_eq!(run(None, "second"), Ok("second".to_owned()));
+        assert_eq!(run(None, "third"), Ok("second".to_owned()), "stored");
     }
 
     #[test]
