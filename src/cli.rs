@@ -145,6 +145,13 @@ pub struct InputArgs {
     /// Seconds one unit's build may take before it is stopped [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub kustomize_timeout: Option<u64>,
+    /// Where built units are cached [default: `$KVLINT_CACHE_DIR`, else the user's cache
+    /// directory + `/kvlint`].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Build every unit: neither read nor write the units cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `--units`.

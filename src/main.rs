@@ -62,6 +62,8 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             off: input.units == Some(UnitsMode::Off),
             command: input.kustomize_command.clone(),
             timeout: input.kustomize_timeout,
+            cache_dir: input.cache_dir.clone(),
+            no_cache: input.no_cache,
         },
         batch_files: None,
         gitops: input

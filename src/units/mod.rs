@@ -4,6 +4,7 @@
 //! rendered object carries the file it came from; the objects are then checked as rendered,
 //! with their spans in that file.
 
+mod cache;
 mod discover;
 pub mod envsubst;
 mod failure;
@@ -37,6 +38,10 @@ pub struct UnitOptions {
     pub command: Option<String>,
     /// How long one build may run (`--kustomize-timeout`, seconds).
     pub timeout: Option<u64>,
+    /// The cache root (`--cache-dir`), instead of `$KVLINT_CACHE_DIR` or the user's.
+    pub cache_dir: Option<PathBuf>,
+    /// Build every unit, without the cache (`--no-cache`).
+    pub no_cache: bool,
 }
 
 /// The default of `--kustomize-timeout`, in seconds.
@@ -118,7 +123,9 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             .unwrap_or(DEFAULT_TIMEOUT_SECONDS)
             .max(1),
     );
-    let tool = match Tool::find(context.options.command.as_deref(), timeout) {
+    let cache_root = cache_root(context.options);
+    let store = cache_root.as_deref().map(cache::Store::new);
+    let tool = match Tool::find(context.options.command.as_deref(), timeout, store.as_ref()) {
         Ok(Some(tool)) => tool,
         Ok(None) => {
             rendering.warning = Some(format!(
@@ -147,10 +154,15 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             return rendering;
         }
     };
+    let cache =
+        cache_root.map(|dir| cache::RunCache::new(&dir, tool.identity(), scratch.path(), &roots));
     let builds: Vec<Result<String, NotBuilt>> = roots
         .par_iter()
         .enumerate()
-        .map(|(n, root)| build_root(&tool, root, &scratch.path().join(n.to_string())))
+        .map(|(n, root)| {
+            let wrapper_dir = scratch.path().join(n.to_string());
+            build_root(&tool, root, &wrapper_dir, cache.as_ref())
+        })
         .collect();
     let mut origins = rendered::Origins::new(repository, context.keep_sources);
     for (n, (root, build)) in roots.iter().zip(builds).enumerate() {
@@ -254,14 +266,31 @@ enum NotBuilt {
     Failed(tool::BuildError),
 }
 
-/// Builds one root.
-fn build_root(tool: &Tool, root: &discover::Root, wrapper_dir: &Path) -> Result<String, NotBuilt> {
+/// The units cache's root directory, unless `--no-cache`.
+fn cache_root(options: &UnitOptions) -> Option<PathBuf> {
+    if options.no_cache {
+        return None;
+    }
+    cache::root_directory(
+        options.cache_dir.as_deref(),
+        &|name| std::env::var_os(name),
+        std::env::home_dir(),
+    )
+}
+
+/// Builds one root, through the cache when there is one.
+fn build_root(
+    tool: &Tool,
+    root: &discover::Root,
+    wrapper_dir: &Path,
+    cache: Option<&cache::RunCache>,
+) -> Result<String, NotBuilt> {
     if let Some(reason) = root.unbuildable.first() {
         return Err(NotBuilt::Skipped(Box::new(unbuildable_finding(
             root, reason,
         ))));
     }
-    wrapper::write(root, wrapper_dir).map_err(|problem| {
+    let wrapper = wrapper::write(root, wrapper_dir).map_err(|problem| {
         NotBuilt::Skipped(Box::new(Finding::new(
             &rules::UNIT_NOT_RENDERED,
             kustomization_location(root),
@@ -270,7 +299,12 @@ fn build_root(tool: &Tool, root: &discover::Root, wrapper_dir: &Path) -> Result<
             ),
         )))
     })?;
-    tool.build(wrapper_dir).map_err(NotBuilt::Failed)
+    let build = || tool.build(wrapper_dir);
+    match cache {
+        Some(cache) => cache.build(root, &display_dir(&root.dir), &wrapper, wrapper_dir, build),
+        None => build(),
+    }
+    .map_err(NotBuilt::Failed)
 }
 
 /// The finding about a build the tool refused, at the place its message names.

@@ -37,7 +37,12 @@ impl Tool {
     /// The tool to use: `command` (a program and its arguments before the directory, such as
     /// `kustomize build` or `kubectl kustomize`; a bare `kustomize` or `kubectl` gets its build
     /// argument), else `kustomize` on PATH, else `kubectl` on PATH. None when none is found.
-    pub(crate) fn find(command: Option<&str>, timeout: Duration) -> Result<Option<Self>, String> {
+    /// The version is asked of the program, or read from `versions` when it was asked before.
+    pub(crate) fn find(
+        command: Option<&str>,
+        timeout: Duration,
+        versions: Option<&super::cache::Store>,
+    ) -> Result<Option<Self>, String> {
         let (program, mut arguments) = match command {
             Some(command) => {
                 let mut words = command.split_whitespace().map(str::to_owned);
@@ -64,7 +69,11 @@ impl Tool {
             .chain(arguments.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
-        let version = probe_version(&program, kubectl);
+        let probe = || probe_version(&program, kubectl);
+        let version = match versions {
+            Some(store) => store.tool_version(&program, probe),
+            None => probe(),
+        };
         Ok(Some(Self {
             program,
             arguments,
@@ -72,6 +81,15 @@ impl Tool {
             version,
             timeout,
         }))
+    }
+
+    /// The tool as the units cache keys it: the program resolved, its label and version.
+    pub(crate) fn identity(&self) -> super::cache::ToolIdentity {
+        super::cache::ToolIdentity {
+            program: std::fs::canonicalize(&self.program).unwrap_or_else(|_| self.program.clone()),
+            label: self.label.clone(),
+            version: self.version.clone(),
+        }
     }
 
     /// Builds the kustomization in `dir` (run from `dir`) and returns its output.

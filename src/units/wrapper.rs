@@ -11,8 +11,8 @@ use super::discover::Root;
 pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
 
-/// Writes the wrapper of `root` into the new directory `dir`.
-pub(crate) fn write(root: &Root, dir: &Path) -> Result<(), String> {
+/// Writes the wrapper of `root` into the new directory `dir`, and returns its text.
+pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
     std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
     let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
     let unit_dir = if root.dir.as_os_str().is_empty() {
@@ -42,7 +42,8 @@ pub(crate) fn write(root: &Root, dir: &Path) -> Result<(), String> {
     }
     // JSON is YAML: no quoting rules to get wrong for unusual directory names.
     let text = serde_json::to_string_pretty(&wrapper).map_err(|err| err.to_string())?;
-    std::fs::write(dir.join("kustomization.yaml"), text).map_err(|err| err.to_string())
+    std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
+    Ok(text)
 }
 
 /// `to` relative to `from` (both absolute and resolved).
