@@ -664,3 +664,38 @@ fn relabel_renames_files_of_a_side() {
     assert_eq!(&*base.findings[0].location.file, "/tmp/x/vms/web.yaml");
     assert_eq!(&*base.rendered[0].file, "/tmp/x/vms/web.yaml");
 }
+
+#[test]
+fn a_hyperconverged_object_overwrites_the_repositorys_kubevirt_cr_on_both_sides() {
+    let text = "apiVersion: kubevirt.io/v1
+kind: KubeVirt
+metadata: {name: kubevirt, namespace: kubevirt}
+spec:
+  configuration:
+    vmRolloutStrategy: Stage
+    liveUpdateConfiguration: {maxCpuSockets: 16}
+---
+apiVersion: hco.kubevirt.io/v1beta1
+kind: HyperConverged
+metadata: {name: kubevirt-hyperconverged, namespace: openshift-cnv}
+spec: {}
+";
+    let input = crate::source::Input::Memory {
+        display: Arc::from("cluster.yaml"),
+        bytes: Arc::from(text.as_bytes()),
+    };
+    let loaded = crate::load::load(&[input], &crate::load::LoadOptions::default());
+    let version = crate::cluster::profile::KubeVirtVersion::LATEST;
+    let cluster = json!({"liveUpdateConfiguration": {"maxGuest": "64Gi"}});
+    let inputs = super::Inputs::from_objects(&loaded.objects, Some(&cluster), version);
+    // HCO generates the KubeVirt CR: the repository's own CR and `cluster:` do not apply.
+    assert_eq!(inputs.cluster.max_cpu_sockets, None);
+    assert_eq!(inputs.cluster.max_guest, None);
+    assert_ne!(
+        inputs.cluster.rollout,
+        Some(crate::controller::liveupdate::Rollout::Stage)
+    );
+    let without = super::Inputs::from_objects(&loaded.objects[..1], Some(&cluster), version);
+    assert_eq!(without.cluster.max_cpu_sockets, Some(16));
+    assert_eq!(without.cluster.max_guest.as_deref(), Some("64Gi"));
+}
