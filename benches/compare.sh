@@ -34,7 +34,7 @@ for n in "${sizes[@]}"; do
   : > "$bench/floor.$n"; : > "$bench/kvlint.$n"
   for _ in $(seq "$runs"); do
     measure "$bench/parsefloor/target/release/parsefloor" serde_yaml "$repo" 2 >> "$bench/floor.$n"
-    measure target/release/kvlint check "$repo" --format json --fail-on none >> "$bench/kvlint.$n"
+    measure target/release/kvlint check "$repo" --format json --fail-on none --units off >> "$bench/kvlint.$n"
   done
   for program in floor kvlint; do
     f="$bench/$program.$n"
