@@ -362,3 +362,53 @@ fn render_selects_the_vms_of_one_unit() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("--unit no/such/unit"));
 }
+
+#[test]
+fn a_hook_on_a_changed_base_rechecks_every_unit_built_from_it() {
+    if !kustomize_available("a_hook_on_a_changed_base_rechecks_every_unit_built_from_it") {
+        return;
+    }
+    let base = format!("{FIXTURE}/apps/web/base/vm.yaml");
+    let report = json(&[
+        "check",
+        "--index",
+        FIXTURE,
+        &base,
+        "--format",
+        "json",
+        "--fail-on",
+        "none",
+        "--catalog",
+        "none",
+    ]);
+    let places: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // The dev overlay's patch is not the changed file, but the dev unit reads the base.
+    assert!(
+        places.contains(&format!(
+            "KV1006 {FIXTURE}/apps/web/overlays/dev/kustomization.yaml"
+        )),
+        "{places:#?}"
+    );
+    assert!(
+        places.contains(&format!(
+            "KV1006 {FIXTURE}/apps/web/overlays/prod/size.yaml"
+        )),
+        "{places:#?}"
+    );
+    // Units that do not read the base are not reported.
+    assert!(
+        places.iter().all(|p| !p.contains("apps/broken")),
+        "{places:#?}"
+    );
+}

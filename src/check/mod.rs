@@ -152,6 +152,8 @@ pub struct Report {
     pub profile: Option<ClusterProfile>,
     /// What the user should know about how the run went (printed on standard error).
     pub warnings: Vec<String>,
+    /// The files each built unit reads, by unit path.
+    pub unit_files: std::collections::BTreeMap<String, Vec<String>>,
     /// How drift was judged.
     pub drift_policy: DriftPolicy,
 }
@@ -236,6 +238,7 @@ impl Collector {
             sources: outcome.sources,
             profile: Some(outcome.profile),
             warnings: outcome.warnings,
+            unit_files: outcome.unit_files,
             drift_policy: outcome.drift_policy,
         }
     }

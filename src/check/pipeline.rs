@@ -54,6 +54,8 @@ pub struct Outcome {
     pub profile: ClusterProfile,
     /// What the user should know about how the run went (for standard error).
     pub warnings: Vec<String>,
+    /// The files each built unit reads, by unit path.
+    pub unit_files: std::collections::BTreeMap<String, Vec<String>>,
     /// How drift was judged (`--gitops`, `reproducible:`).
     pub drift_policy: DriftPolicy,
 }
@@ -453,6 +455,7 @@ fn stream_inputs(
         },
     );
     let warnings: Vec<String> = rendering.warning.iter().cloned().collect();
+    let unit_files = rendering.unit_files.clone();
     let before = inputs.len();
     if !rendering.claimed.is_empty() {
         inputs.retain(|input| {
@@ -638,6 +641,7 @@ fn stream_inputs(
         sources,
         profile,
         warnings,
+        unit_files,
         drift_policy: settings.drift_policy,
     })
 }

@@ -68,9 +68,27 @@ pub fn read_paths(index: &[PathBuf], paths: &[PathBuf], cwd: &Path) -> Vec<PathB
     read
 }
 
-/// Keeps the findings `scope` covers and recounts the summary's severities.
+/// Keeps the findings `scope` covers, and those about objects rendered in a unit that reads a
+/// file of the scope (a changed base re-checks every overlay built from it), and recounts the
+/// summary's severities.
 pub fn retain(report: &mut Report, scope: &Scope) {
-    report.findings.retain(|finding| scope.covers(finding));
+    let touched: std::collections::BTreeSet<&str> = report
+        .unit_files
+        .iter()
+        .filter(|(_, files)| files.iter().any(|file| scope.contains(file)))
+        .map(|(unit, _)| unit.as_str())
+        .collect();
+    let in_touched_unit = |finding: &Finding| {
+        finding
+            .unit
+            .iter()
+            .map(|unit| unit.path.as_str())
+            .chain(finding.instances.iter().map(|i| i.unit.path.as_str()))
+            .any(|unit| touched.contains(unit))
+    };
+    report
+        .findings
+        .retain(|finding| scope.covers(finding) || in_touched_unit(finding));
     let count = |severity| {
         report
             .findings

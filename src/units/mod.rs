@@ -67,6 +67,9 @@ pub struct Rendering {
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     /// Units built.
     pub units: usize,
+    /// The files each built unit reads, by unit path (for `check --index`: the units a
+    /// changed file belongs to).
+    pub unit_files: BTreeMap<String, Vec<String>>,
     pub tool: Option<ToolSummary>,
     /// Why kustomizations were checked as written, for standard error.
     pub warning: Option<String>,
@@ -202,6 +205,13 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         rendering.objects.extend(loaded.objects);
         rendering.findings.extend(loaded.findings);
         rendering.claimed.extend(root.closure.iter().cloned());
+        rendering.unit_files.insert(
+            unit.path.clone(),
+            root.closure
+                .iter()
+                .map(|file| crate::source::display_path(file).to_string())
+                .collect(),
+        );
         rendering.units += 1;
     }
     rendering.findings.extend(never_applied(&files, &roots));
