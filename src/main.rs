@@ -236,6 +236,30 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
 fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     let report = check::run(&options(&args.input, true)?)?;
     warn(&report.warnings);
+    for wanted in &args.vm {
+        let Some((namespace, name)) = wanted.split_once('/') else {
+            return Err(Error::Usage(format!(
+                "--vm {wanted}: expected NAMESPACE/NAME"
+            )));
+        };
+        let is_vm = |kind: &str| matches!(kind, "VirtualMachine" | "VirtualMachinePool");
+        let known = report
+            .rendered
+            .iter()
+            .any(|r| r.namespace == namespace && r.name == name)
+            || report.findings.iter().any(|finding| {
+                finding.object.as_ref().is_some_and(|object| {
+                    is_vm(&object.kind)
+                        && object.namespace.as_deref().unwrap_or_default() == namespace
+                        && object.name == name
+                })
+            });
+        if !known {
+            return Err(Error::Usage(format!(
+                "--vm {wanted}: no VirtualMachine of that namespace and name among the checked files"
+            )));
+        }
+    }
     let selected = |namespace: &str, name: &str| {
         args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
     };

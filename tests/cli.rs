@@ -203,6 +203,31 @@ fn render_selects_vms_and_writes_files() {
 }
 
 #[test]
+fn render_refuses_a_vm_selection_that_names_no_vm() {
+    for (selection, message) in [
+        (
+            "default/no-such-vm",
+            "no VirtualMachine of that namespace and name",
+        ),
+        ("infers", "expected NAMESPACE/NAME"),
+    ] {
+        let output = kvlint(
+            &[
+                "render",
+                "testdata/cases/infer-from-volume",
+                "--vm",
+                selection,
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2), "{selection}");
+        assert!(output.stdout.is_empty(), "{selection}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{selection}: {stderr}");
+    }
+}
+
+#[test]
 fn help_documents_exit_codes() {
     let output = kvlint(&["check", "--help"], None);
     assert!(String::from_utf8_lossy(&output.stdout).contains("Exit codes"));
