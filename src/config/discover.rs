@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::FILE_NAME;
+use crate::source::FILE_NAMES;
 use crate::source::repository_root;
 
 /// The outcome of the search.
@@ -43,8 +43,13 @@ pub(super) fn search(start: &Path) -> Discovered {
     };
     let repository = repository_root(&first);
     for dir in first.ancestors() {
-        let candidate = dir.join(FILE_NAME);
-        if let Ok(metadata) = std::fs::symlink_metadata(&candidate) {
+        let found = FILE_NAMES.iter().find_map(|name| {
+            let candidate = dir.join(name);
+            std::fs::symlink_metadata(&candidate)
+                .ok()
+                .map(|metadata| (candidate, metadata))
+        });
+        if let Some((candidate, metadata)) = found {
             let boundary = repository.as_deref().unwrap_or(dir);
             return judge(&candidate, &metadata, boundary, repository.as_deref());
         }
@@ -121,6 +126,21 @@ fn foreign_owner(_: &std::fs::Metadata, _: Option<&Path>) -> Option<String> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::source::FILE_NAME;
+
+    #[test]
+    fn a_kvlint_yml_is_found_and_the_yaml_name_wins_beside_it() {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir(repo.path().join(".git")).unwrap();
+        let yml = repo.path().join(".kvlint.yml");
+        std::fs::write(&yml, "namespace: yml\n").unwrap();
+        assert_eq!(search(repo.path()), Discovered::Found(canonical(&yml)));
+        std::fs::write(repo.path().join(FILE_NAME), "namespace: yaml\n").unwrap();
+        assert_eq!(
+            search(repo.path()),
+            Discovered::Found(canonical(&repo.path().join(FILE_NAME)))
+        );
+    }
 
     fn canonical(path: &Path) -> PathBuf {
         std::fs::canonicalize(path).unwrap()

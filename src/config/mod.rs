@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Finding, Location, Severity};
 use crate::rules::{self, Rule};
-use crate::source::{FILE_NAME, NamedBytes};
+use crate::source::NamedBytes;
 use crate::yaml::{self, Limits, Node, Value};
 
 /// `--catalog auto|none|PATH`.

@@ -24,6 +24,8 @@ pub use repo::repository_root;
 
 /// The configuration file, which the walk does not take for a manifest.
 pub const FILE_NAME: &str = ".kvlint.yaml";
+/// The names the configuration file may have in a directory, in the order they are looked for.
+pub const FILE_NAMES: [&str; 2] = [FILE_NAME, ".kvlint.yml"];
 
 /// A file read into memory: its display name and its bytes.
 pub type NamedBytes = (Arc<str>, Arc<[u8]>);
@@ -131,7 +133,10 @@ struct Filters {
 
 impl Filters {
     fn selects(&self, root: &Path, path: &Path) -> bool {
-        if !is_manifest_name(path) || path.file_name() == Some(FILE_NAME.as_ref()) {
+        let configuration = path
+            .file_name()
+            .is_some_and(|name| FILE_NAMES.iter().any(|f| name == *f));
+        if !is_manifest_name(path) || configuration {
             return false;
         }
         let relative = path.strip_prefix(root).unwrap_or(path);

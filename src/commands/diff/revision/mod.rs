@@ -395,11 +395,13 @@ impl Revision {
         }
         let mut dir = Some(start.clone());
         while let Some(at) = dir {
-            let candidate = at.child(crate::source::FILE_NAME);
-            if let Some(entry) = candidate.map(|c| self.probe(&c)).transpose()?.flatten()
-                && entry.kind == Kind::File
-            {
-                return self.config_file(&entry, catalog_given);
+            for name in crate::source::FILE_NAMES {
+                let candidate = at.child(name);
+                if let Some(entry) = candidate.map(|c| self.probe(&c)).transpose()?.flatten()
+                    && entry.kind == Kind::File
+                {
+                    return self.config_file(&entry, catalog_given);
+                }
             }
             dir = at.parent();
         }
