@@ -8,12 +8,15 @@ use serde::Serialize;
 pub enum UnitKind {
     /// A Kustomize root: a kustomization no other kustomization uses, built as `kustomize build`.
     Kustomize,
+    /// The directory a Flux Kustomization names, built as the kustomize-controller builds it.
+    Flux,
 }
 
 impl UnitKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Kustomize => "kustomize",
+            Self::Flux => "flux",
         }
     }
 }

@@ -8,6 +8,7 @@ mod cache;
 mod discover;
 pub mod envsubst;
 mod failure;
+mod flux;
 mod kustomization;
 pub(crate) mod provenance;
 mod rendered;
@@ -115,10 +116,28 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     }
     let repository = repository_of(&candidates);
     let mut tree = discover::Tree::new(repository.clone());
-    let roots = discover::roots(&mut tree, &candidates);
-    if roots.is_empty() {
+    let flux = flux_jobs(inputs, &candidates, repository.as_deref(), &mut tree);
+    rendering.findings.extend(flux.findings);
+    // A directory a Flux Kustomization names is built as Flux builds it, not again as a root.
+    let named: BTreeSet<&PathBuf> = flux.jobs.iter().map(|job| &job.root.dir).collect();
+    let mut jobs: Vec<Job> = discover::roots(&mut tree, &candidates)
+        .into_iter()
+        .filter(|root| !named.contains(&root.dir))
+        .map(|root| Job {
+            unit: Arc::new(UnitRef {
+                kind: UnitKind::Kustomize,
+                path: display_dir(&root.dir),
+                via: None,
+            }),
+            root,
+            flux: None,
+        })
+        .collect();
+    jobs.extend(flux.jobs);
+    if jobs.is_empty() {
         return rendering;
     }
+    let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
     let timeout = Duration::from_secs(
         context
             .options
@@ -159,18 +178,19 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     };
     let cache =
         cache_root.map(|dir| cache::RunCache::new(&dir, tool.identity(), scratch.path(), &roots));
-    let builds: Vec<Result<String, NotBuilt>> = roots
+    let builds: Vec<Result<String, NotBuilt>> = jobs
         .par_iter()
         .enumerate()
-        .map(|(n, root)| {
+        .map(|(n, job)| {
             let wrapper_dir = scratch.path().join(n.to_string());
-            build_root(&tool, root, &wrapper_dir, cache.as_ref())
+            build_job(&tool, job, &wrapper_dir, cache.as_ref())
         })
         .collect();
     let mut origins = rendered::Origins::new(repository, context.keep_sources);
-    for (n, (root, build)) in roots.iter().zip(builds).enumerate() {
+    for (n, (job, build)) in jobs.iter().zip(builds).enumerate() {
+        let root = &job.root;
         let wrapper_dir = scratch.path().join(n.to_string());
-        let output = match build {
+        let output = match build.and_then(|output| job.post_build(output)) {
             Ok(output) => output,
             Err(NotBuilt::Skipped(finding)) => {
                 rendering.findings.push(*finding);
@@ -187,11 +207,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
         };
-        let unit = Arc::new(UnitRef {
-            kind: UnitKind::Kustomize,
-            path: display_dir(&root.dir),
-            via: None,
-        });
+        let unit = Arc::clone(&job.unit);
         let loaded = rendered::objects(
             &output,
             &rendered::UnitBuild {
@@ -288,19 +304,191 @@ fn cache_root(options: &UnitOptions) -> Option<PathBuf> {
     )
 }
 
-/// Builds one root, through the cache when there is one.
-fn build_root(
+/// One unit to build: a Kustomize root, or the directory a Flux Kustomization names.
+struct Job {
+    root: discover::Root,
+    unit: Arc<UnitRef>,
+    flux: Option<FluxJob>,
+}
+
+struct FluxJob {
+    entry: flux::Entry,
+    post_build: Option<flux::PostBuild>,
+}
+
+impl Job {
+    /// Flux's post-build substitution of the build's output, when the unit has one.
+    fn post_build(&self, output: String) -> Result<String, NotBuilt> {
+        let Some(FluxJob {
+            entry,
+            post_build: Some(post_build),
+        }) = &self.flux
+        else {
+            return Ok(output);
+        };
+        flux::substitute(&output, post_build).map_err(|message| {
+            let location = Location {
+                file: Arc::clone(&entry.file),
+                span: entry.post_build_span.unwrap_or(entry.span),
+            };
+            NotBuilt::Skipped(Box::new(
+                Finding::new(
+                    &rules::KUSTOMIZE_BUILD_FAILED,
+                    location,
+                    format!(
+                        "Flux cannot build {}: post build failed for Kustomization {}/{}: {message}",
+                        self.unit.path,
+                        entry.namespace.as_deref().unwrap_or("default"),
+                        entry.name
+                    ),
+                )
+                .with_help("the Kustomization stays Ready=False and applies nothing until every variable it substitutes is defined"),
+            ))
+        })
+    }
+}
+
+/// The Flux Kustomizations among the checked files whose path holds a kustomization, and
+/// findings about those kvlint cannot build.
+struct FluxJobs {
+    jobs: Vec<Job>,
+    findings: Vec<Finding>,
+}
+
+fn flux_jobs(
+    inputs: &[Input],
+    candidates: &BTreeSet<PathBuf>,
+    repository: Option<&Path>,
+    tree: &mut discover::Tree,
+) -> FluxJobs {
+    let mut out = FluxJobs {
+        jobs: Vec::new(),
+        findings: Vec::new(),
+    };
+    let texts: Vec<(Arc<str>, String)> = inputs
+        .par_iter()
+        .filter_map(|input| match input {
+            Input::File { path, display } if crate::source::is_manifest_name(path) => {
+                let text = crate::source::read_file_text(path).ok()?;
+                Some((Arc::clone(display), text))
+            }
+            _ => None,
+        })
+        .filter(|(_, text)| {
+            text.contains("toolkit.fluxcd.io")
+                || text.contains("kind: ConfigMap")
+                || text.contains("kind: Secret")
+        })
+        .collect();
+    let entries: Vec<flux::Entry> = texts
+        .iter()
+        .flat_map(|(file, text)| flux::entries(file, text))
+        .collect();
+    if entries.is_empty() {
+        return out;
+    }
+    let sources: Vec<flux::VariableSource> = texts
+        .iter()
+        .filter(|(_, text)| text.contains("ConfigMap") || text.contains("Secret"))
+        .flat_map(|(_, text)| {
+            crate::yaml::parse_stream(text, crate::yaml::Limits::default())
+                .into_iter()
+                .flatten()
+                .filter_map(|doc| flux::variable_sources(&doc.root))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let Some(repository) = repository else {
+        return out;
+    };
+    // The repository root as the report names paths: absolute when the paths were given so.
+    let shown_root = if candidates.iter().any(|c| c.is_absolute()) {
+        repository.to_path_buf()
+    } else {
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .unwrap_or_default();
+        wrapper::relative_path(&cwd, repository)
+    };
+    for entry in entries {
+        let dir = entry.directory(&shown_root);
+        let path_location = Location {
+            file: Arc::clone(&entry.file),
+            span: entry.path_span,
+        };
+        let Some(mut root) = tree.root(&dir) else {
+            let why = if dir.is_dir() {
+                "has no kustomization: Flux generates one from the manifests below it, which kvlint does not do yet"
+            } else {
+                "is not in this repository (it may belong to another source)"
+            };
+            out.findings.push(Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                path_location,
+                format!(
+                    "Flux Kustomization {}: path `{}` {why}; its files are checked as written",
+                    entry.name, entry.path
+                ),
+            ));
+            continue;
+        };
+        for component in entry
+            .spec
+            .get("components")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+        {
+            if let Some(extra) = tree.root(&normalise_path(&dir.join(component))) {
+                root.closure.extend(extra.closure);
+                root.directories.extend(extra.directories);
+                root.unbuildable.extend(extra.unbuildable);
+            }
+        }
+        let post_build = flux::post_build(&entry, &sources).map(|mut post_build| {
+            out.findings.append(&mut post_build.findings);
+            post_build
+        });
+        let unit = Arc::new(UnitRef {
+            kind: UnitKind::Flux,
+            path: display_dir(&dir),
+            via: Some(crate::diag::Via {
+                kind: "Kustomization".to_owned(),
+                namespace: entry.namespace.clone(),
+                name: entry.name.clone(),
+                file: entry.file.to_string(),
+                line: entry.span.start.line,
+            }),
+        });
+        out.jobs.push(Job {
+            root,
+            unit,
+            flux: Some(FluxJob { entry, post_build }),
+        });
+    }
+    out
+}
+
+/// Builds one job, through the cache when there is one.
+fn build_job(
     tool: &Tool,
-    root: &discover::Root,
+    job: &Job,
     wrapper_dir: &Path,
     cache: Option<&cache::RunCache>,
 ) -> Result<String, NotBuilt> {
+    let root = &job.root;
     if let Some(reason) = root.unbuildable.first() {
         return Err(NotBuilt::Skipped(Box::new(unbuildable_finding(
             root, reason,
         ))));
     }
-    let wrapper = wrapper::write(root, wrapper_dir).map_err(|problem| {
+    let written = match &job.flux {
+        Some(flux) => wrapper::write_flux(root, &flux.entry, wrapper_dir),
+        None => wrapper::write(root, wrapper_dir),
+    };
+    let wrapper = written.map_err(|problem| {
         NotBuilt::Skipped(Box::new(Finding::new(
             &rules::UNIT_NOT_RENDERED,
             kustomization_location(root),
@@ -309,7 +497,14 @@ fn build_root(
             ),
         )))
     })?;
-    let build = || tool.build(wrapper_dir);
+    // Flux builds with `LoadRestrictionsNone` (fluxcd/pkg kustomize `SecureBuild`); the
+    // closure kvlint checked keeps the build inside the repository.
+    let restrictor: &[&str] = if job.flux.is_some() {
+        &["--load-restrictor", "LoadRestrictionsNone"]
+    } else {
+        &[]
+    };
+    let build = || tool.build(wrapper_dir, restrictor);
     match cache {
         Some(cache) => cache.build(root, &display_dir(&root.dir), &wrapper, wrapper_dir, build),
         None => build(),

@@ -93,11 +93,12 @@ impl Tool {
     }
 
     /// Builds the kustomization in `dir` (run from `dir`) and returns its output.
-    pub(crate) fn build(&self, dir: &Path) -> Result<String, BuildError> {
+    pub(crate) fn build(&self, dir: &Path, options: &[&str]) -> Result<String, BuildError> {
         let mut command = Command::new(&self.program);
         command
             .args(&self.arguments)
             .arg(".")
+            .args(options)
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

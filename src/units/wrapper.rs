@@ -46,6 +46,37 @@ pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
     Ok(text)
 }
 
+/// Writes into the new directory `dir` the kustomization Flux builds for `entry`: the unit's
+/// own, edited as the kustomize-controller edits it, its paths pointing back at the repository.
+/// Returns its text.
+pub(crate) fn write_flux(
+    root: &Root,
+    entry: &super::flux::Entry,
+    dir: &Path,
+) -> Result<String, String> {
+    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
+    let unit_dir = if root.dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root.dir.as_path()
+    };
+    let unit = std::fs::canonicalize(unit_dir).map_err(|err| err.to_string())?;
+    let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
+        .map_err(|problem| problem.message)?;
+    let original = crate::yaml::parse_stream(&text, crate::yaml::Limits::default())
+        .into_iter()
+        .next()
+        .and_then(Result::ok)
+        .map_or(serde_json::Value::Null, |doc| doc.root.to_json());
+    let to_unit = relative_path(&dir, &unit);
+    let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
+    let edited = super::flux::edited_kustomization(&original, entry, &rewrite);
+    let text = serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())?;
+    std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
+    Ok(text)
+}
+
 /// `to` relative to `from` (both absolute and resolved).
 pub(crate) fn relative_path(from: &Path, to: &Path) -> PathBuf {
     let from: Vec<Component> = from.components().collect();

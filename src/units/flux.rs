@@ -1,0 +1,548 @@
+//! Flux `Kustomization`s (kustomize.toolkit.fluxcd.io) as units: the directory `spec.path`
+//! names, built as the kustomize-controller builds it. The controller edits the directory's
+//! kustomization in place before the build (fluxcd/pkg kustomize `Generator`:
+//! `targetNamespace` becomes `namespace`, `namePrefix`/`nameSuffix` replace the file's,
+//! `patches` and `components` are appended) and builds with `LoadRestrictionsNone`; kvlint
+//! writes the edited kustomization into its private temporary directory instead, every path in
+//! it pointing back at the repository. After the build, `spec.postBuild` variables are
+//! substituted into each object (`envsubst`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value as Json, json};
+
+use super::envsubst::{self, Strategy, Strictness, Variables};
+use crate::diag::{Finding, Location};
+use crate::k8s::normalise_path;
+use crate::rules;
+use crate::yaml::{self, Limits, Node, Span};
+
+/// The API group of Flux's Kustomization.
+const GROUP: &str = "kustomize.toolkit.fluxcd.io";
+
+/// A Flux Kustomization read from the checked files.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub file: Arc<str>,
+    pub span: Span,
+    pub name: String,
+    pub namespace: Option<String>,
+    /// `spec.path`, as written.
+    pub path: String,
+    pub path_span: Span,
+    pub spec: Json,
+    /// Where `spec.postBuild` is written, for findings about the substitution.
+    pub post_build_span: Option<Span>,
+}
+
+impl Entry {
+    fn of(file: &Arc<str>, node: &Node) -> Option<Self> {
+        let api_version = node.get("apiVersion")?.as_str()?;
+        if api_version.split('/').next() != Some(GROUP)
+            || node.get("kind").and_then(Node::as_str) != Some("Kustomization")
+        {
+            return None;
+        }
+        let metadata = node.get("metadata");
+        let text = |key: &str| {
+            metadata
+                .and_then(|m| m.get(key))
+                .and_then(Node::as_str)
+                .map(str::to_owned)
+        };
+        let spec = node.get("spec");
+        let path_node = spec.and_then(|s| s.get("path"));
+        Some(Self {
+            file: Arc::clone(file),
+            span: node.entry("kind").map_or(node.span, |e| e.key_span),
+            name: text("name").unwrap_or_default(),
+            namespace: text("namespace"),
+            path: path_node.and_then(Node::as_str).unwrap_or("./").to_owned(),
+            path_span: path_node.map_or(node.span, |p| p.span),
+            spec: spec.map_or(Json::Null, Node::to_json),
+            post_build_span: spec.and_then(|s| s.entry("postBuild")).map(|e| e.key_span),
+        })
+    }
+
+    pub(crate) fn location(&self) -> Location {
+        Location {
+            file: Arc::clone(&self.file),
+            span: self.span,
+        }
+    }
+
+    fn field(&self, key: &str) -> Option<&str> {
+        self.spec.get(key).and_then(Json::as_str)
+    }
+
+    /// The directory the entry names, as the report names paths: `spec.path` from the root of
+    /// the repository (`root_shown`, the repository root as the report names it).
+    pub(crate) fn directory(&self, root_shown: &Path) -> PathBuf {
+        let path = self.path.trim_start_matches("./");
+        normalise_path(&root_shown.join(path))
+    }
+}
+
+/// The Flux Kustomizations of one checked file's text.
+pub(crate) fn entries(file: &Arc<str>, text: &str) -> Vec<Entry> {
+    if !text.contains(GROUP) {
+        return Vec::new();
+    }
+    yaml::parse_stream(text, Limits::default())
+        .into_iter()
+        .flatten()
+        .filter_map(|doc| Entry::of(file, &doc.root))
+        .collect()
+}
+
+/// The kustomization Flux builds for `entry`: the directory's own, as `original` (its JSON),
+/// with every path rewritten by `rewrite` (to point at the repository from kvlint's temporary
+/// directory) and the entry's options applied, plus kvlint's origin annotations.
+pub(crate) fn edited_kustomization(
+    original: &Json,
+    entry: &Entry,
+    rewrite: &dyn Fn(&str) -> String,
+) -> Json {
+    let mut kustomization = original.clone();
+    if !kustomization.is_object() {
+        kustomization = json!({});
+    }
+    rewrite_paths(&mut kustomization, rewrite);
+    let object = kustomization
+        .as_object_mut()
+        .expect("a kustomization is an object here");
+    object
+        .entry("apiVersion")
+        .or_insert_with(|| json!("kustomize.config.k8s.io/v1beta1"));
+    object
+        .entry("kind")
+        .or_insert_with(|| json!("Kustomization"));
+    if let Some(namespace) = entry.field("targetNamespace").filter(|n| !n.is_empty()) {
+        object.insert("namespace".to_owned(), json!(namespace));
+    }
+    for (spec_key, key) in [("namePrefix", "namePrefix"), ("nameSuffix", "nameSuffix")] {
+        if let Some(value) = entry.field(spec_key).filter(|v| !v.is_empty()) {
+            object.insert(key.to_owned(), json!(value));
+        }
+    }
+    if let Some(patches) = entry.spec.get("patches").and_then(Json::as_array) {
+        let list = object
+            .entry("patches")
+            .or_insert_with(|| json!([]))
+            .as_array_mut();
+        if let Some(list) = list {
+            list.extend(patches.iter().cloned());
+        }
+    }
+    if let Some(components) = entry.spec.get("components").and_then(Json::as_array) {
+        let list = object
+            .entry("components")
+            .or_insert_with(|| json!([]))
+            .as_array_mut();
+        if let Some(list) = list {
+            list.extend(
+                components
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .map(|component| json!(rewrite(component))),
+            );
+        }
+    }
+    let metadata = object.entry("buildMetadata").or_insert_with(|| json!([]));
+    if let Some(list) = metadata.as_array_mut() {
+        for wanted in ["originAnnotations", "transformerAnnotations"] {
+            if !list.iter().any(|m| m == wanted) {
+                list.push(json!(wanted));
+            }
+        }
+    }
+    kustomization
+}
+
+/// Rewrites every path-typed field of a kustomization (as `Kustomization::read` lists them).
+fn rewrite_paths(kustomization: &mut Json, rewrite: &dyn Fn(&str) -> String) {
+    let Some(object) = kustomization.as_object_mut() else {
+        return;
+    };
+    let path_string = |value: &mut Json| {
+        if let Some(text) = value.as_str()
+            && !text.contains('\n')
+            && !super::kustomization::is_remote(text)
+        {
+            *value = json!(rewrite(text));
+        }
+    };
+    for key in [
+        "resources",
+        "bases",
+        "components",
+        "patchesStrategicMerge",
+        "generators",
+        "transformers",
+        "validators",
+        "configurations",
+        "crds",
+    ] {
+        if let Some(items) = object.get_mut(key).and_then(Json::as_array_mut) {
+            items.iter_mut().for_each(path_string);
+        }
+    }
+    for key in ["patches", "patchesJson6902", "replacements"] {
+        if let Some(items) = object.get_mut(key).and_then(Json::as_array_mut) {
+            for item in items {
+                if let Some(path) = item.get_mut("path") {
+                    path_string(path);
+                }
+            }
+        }
+    }
+    for key in ["configMapGenerator", "secretGenerator"] {
+        if let Some(generators) = object.get_mut(key).and_then(Json::as_array_mut) {
+            for generator in generators {
+                if let Some(files) = generator.get_mut("files").and_then(Json::as_array_mut) {
+                    for file in files {
+                        if let Some(text) = file.as_str().map(str::to_owned) {
+                            *file = match text.split_once('=') {
+                                Some((key, path)) => json!(format!("{key}={}", rewrite(path))),
+                                None => json!(rewrite(&text)),
+                            };
+                        }
+                    }
+                }
+                if let Some(envs) = generator.get_mut("envs").and_then(Json::as_array_mut) {
+                    envs.iter_mut().for_each(path_string);
+                }
+                if let Some(env) = generator.get_mut("env") {
+                    path_string(env);
+                }
+            }
+        }
+    }
+    if let Some(path) = object.get_mut("openapi").and_then(|o| o.get_mut("path")) {
+        path_string(path);
+    }
+}
+
+/// The variables of `spec.postBuild`, and findings about sources kvlint cannot read.
+pub(crate) struct PostBuild {
+    pub variables: Variables,
+    pub strategy: Strategy,
+    pub findings: Vec<Finding>,
+}
+
+/// A ConfigMap or Secret among the checked files that `substituteFrom` may name.
+pub(crate) struct VariableSource {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub data: Vec<(String, String)>,
+    /// An encrypted Secret (SOPS): its values are not readable offline.
+    pub encrypted: bool,
+}
+
+/// Reads `spec.postBuild` as the controller does: `substituteFrom` in order, later sources
+/// overriding earlier ones, then `substitute`; None without `postBuild`.
+pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<PostBuild> {
+    let post_build = entry.spec.get("postBuild")?;
+    let mut variables = Variables::new();
+    let mut findings = Vec::new();
+    let namespace = entry.namespace.as_deref().unwrap_or("default");
+    for reference in post_build
+        .get("substituteFrom")
+        .and_then(Json::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let kind = reference.get("kind").and_then(Json::as_str).unwrap_or("");
+        let name = reference.get("name").and_then(Json::as_str).unwrap_or("");
+        let optional = reference.get("optional").and_then(Json::as_bool) == Some(true);
+        let found = sources.iter().find(|source| {
+            source.kind == kind
+                && source.name == name
+                && source.namespace.as_deref().unwrap_or("default") == namespace
+        });
+        match found {
+            Some(source) if source.encrypted => findings.push(Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                entry.location(),
+                format!(
+                    "{kind} {namespace}/{name} is encrypted (SOPS): the variables it holds are not known offline, and fields that use them are checked with their `${{…}}` text"
+                ),
+            )),
+            Some(source) => {
+                for (key, value) in &source.data {
+                    variables.set(key.clone(), value);
+                }
+            }
+            None if optional => {}
+            None => findings.push(Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                entry.location(),
+                format!(
+                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown"
+                ),
+            )),
+        }
+    }
+    if let Some(map) = post_build.get("substitute").and_then(Json::as_object) {
+        for (key, value) in map {
+            let text = match value {
+                Json::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            variables.set(key.clone(), &text);
+        }
+    }
+    Some(PostBuild {
+        variables,
+        strategy: Strategy::from_field(post_build.get("substituteStrategy").and_then(Json::as_str)),
+        findings,
+    })
+}
+
+/// The variable sources of a checked file: ConfigMaps (`data`) and Secrets (`data`, base64
+/// decoded, and `stringData`).
+pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
+    let kind = node.get("kind")?.as_str()?;
+    if !matches!(kind, "ConfigMap" | "Secret") || node.get("apiVersion")?.as_str()? != "v1" {
+        return None;
+    }
+    let metadata = node.get("metadata")?;
+    let mut data = Vec::new();
+    let entries = |key: &str| {
+        node.get(key)
+            .and_then(Node::as_map)
+            .map(|entries| {
+                entries
+                    .iter()
+                    .filter_map(|e| Some((e.key.clone(), e.value.as_str()?.to_owned())))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    if kind == "Secret" {
+        for (key, value) in entries("data") {
+            if let Some(decoded) = base64_decode(&value).and_then(|b| String::from_utf8(b).ok()) {
+                data.push((key, decoded));
+            }
+        }
+        data.extend(entries("stringData"));
+    } else {
+        data.extend(entries("data"));
+    }
+    Some(VariableSource {
+        kind: kind.to_owned(),
+        namespace: metadata
+            .get("namespace")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+        name: metadata.get("name")?.as_str()?.to_owned(),
+        data,
+        encrypted: node.get("sops").is_some(),
+    })
+}
+
+/// Standard base64 (Kubernetes' Secret `data`), padding optional.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        buffer = (buffer << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((buffer >> bits) & 0xFF).to_le_bytes()[0]);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Substitutes the variables into each document of a build's output, as the controller does
+/// per object; the first failure is Flux's, and the build fails with it.
+pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String, String> {
+    let mut out = String::with_capacity(output.len());
+    for (i, document) in split_documents(output).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        let opted_out = yaml::parse_stream(document, Limits::default())
+            .into_iter()
+            .flatten()
+            .next()
+            .map_or((None, None), |doc| opt_out(&doc.root));
+        if !envsubst::runs(
+            post_build.strategy,
+            &post_build.variables,
+            opted_out.0.as_deref(),
+            opted_out.1.as_deref(),
+        ) {
+            out.push_str(document);
+            continue;
+        }
+        match envsubst::substitute(document, &post_build.variables, Strictness::Full) {
+            Ok(substituted) => out.push_str(&substituted.text),
+            Err(error) => {
+                return Err(error
+                    .controller_message()
+                    .unwrap_or_else(|| error.to_string()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The `kustomize.toolkit.fluxcd.io/substitute` label and annotation of an object.
+fn opt_out(node: &Node) -> (Option<String>, Option<String>) {
+    let value = |key: &str| {
+        node.get("metadata")
+            .and_then(|m| m.get(key))
+            .and_then(|m| m.get(envsubst::OPT_OUT_KEY))
+            .and_then(Node::as_str)
+            .map(str::to_owned)
+    };
+    (value("labels"), value("annotations"))
+}
+
+/// The documents of Kustomize's output: it separates them with a `---` line.
+fn split_documents(output: &str) -> Vec<&str> {
+    let mut documents = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    for line in output.split_inclusive('\n') {
+        if line.trim_end_matches(['\n', '\r']) == "---" {
+            documents.push(&output[start..at]);
+            start = at + line.len();
+        }
+        at += line.len();
+    }
+    documents.push(&output[start..]);
+    documents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(text: &str) -> Entry {
+        entries(&Arc::from("clusters/prod/apps.yaml"), text).remove(0)
+    }
+
+    const APPS: &str = "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  path: ./apps/web/overlays/prod
+  targetNamespace: web
+  namePrefix: flux-
+  patches:
+    - target: {kind: VirtualMachine}
+      patch: |
+        - op: add
+          path: /metadata/labels/flux
+          value: yes
+  components: [../../components/gpu]
+  postBuild:
+    substitute:
+      SIZE: large
+    substituteFrom:
+      - kind: ConfigMap
+        name: cluster-vars
+";
+
+    #[test]
+    fn the_controller_edits_are_applied_and_paths_point_back() {
+        let entry = entry(APPS);
+        assert_eq!(entry.path, "./apps/web/overlays/prod");
+        assert_eq!(
+            entry.directory(Path::new("repo")),
+            Path::new("repo/apps/web/overlays/prod")
+        );
+        let original = json!({
+            "namePrefix": "prod-",
+            "resources": ["../../base", "https://example.com/x.yaml"],
+            "patches": [{"path": "size.yaml"}],
+            "configMapGenerator": [{"name": "c", "files": ["userdata=init.yaml"]}],
+        });
+        let edited = edited_kustomization(&original, &entry, &|p| format!("R/{p}"));
+        assert_eq!(edited["namespace"], "web");
+        assert_eq!(edited["namePrefix"], "flux-", "Flux replaces the prefix");
+        assert_eq!(
+            edited["resources"],
+            json!(["R/../../base", "https://example.com/x.yaml"])
+        );
+        assert_eq!(edited["patches"][0]["path"], "R/size.yaml");
+        assert_eq!(edited["patches"][1]["target"]["kind"], "VirtualMachine");
+        assert_eq!(edited["components"], json!(["R/../../components/gpu"]));
+        assert_eq!(
+            edited["configMapGenerator"][0]["files"],
+            json!(["userdata=R/init.yaml"])
+        );
+        assert_eq!(
+            edited["buildMetadata"],
+            json!(["originAnnotations", "transformerAnnotations"])
+        );
+    }
+
+    #[test]
+    fn variables_come_from_sources_then_substitute() {
+        let entry = entry(APPS);
+        let config_map = yaml::parse_stream(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-vars, namespace: flux-system}\ndata: {SIZE: small, REGION: eu}\n",
+            Limits::default(),
+        )
+        .remove(0)
+        .unwrap()
+        .root;
+        let sources = vec![variable_sources(&config_map).unwrap()];
+        let post_build = post_build(&entry, &sources).unwrap();
+        assert_eq!(post_build.variables.get("SIZE"), Some("large"));
+        assert_eq!(post_build.variables.get("REGION"), Some("eu"));
+        assert!(post_build.findings.is_empty());
+        let output = "a: ${SIZE}\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n---\nc: ${MISSING}\n";
+        assert_eq!(
+            substitute(output, &post_build).unwrap_err(),
+            "envsubst error: variable substitution failed: variable not set (strict mode): \"MISSING\""
+        );
+        let output = "a: ${SIZE}\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n";
+        assert_eq!(
+            substitute(output, &post_build).unwrap(),
+            "a: large\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n"
+        );
+    }
+
+    #[test]
+    fn secrets_are_decoded_and_encrypted_ones_reported() {
+        let secret = yaml::parse_stream(
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {A: aGVsbG8=}\nstringData: {B: x}\n",
+            Limits::default(),
+        )
+        .remove(0)
+        .unwrap()
+        .root;
+        let source = variable_sources(&secret).unwrap();
+        assert_eq!(
+            source.data,
+            [
+                ("A".to_owned(), "hello".to_owned()),
+                ("B".to_owned(), "x".to_owned())
+            ]
+        );
+        assert!(!source.encrypted);
+        assert_eq!(base64_decode("aGk"), Some(b"hi".to_vec()));
+        assert_eq!(base64_decode("a*"), None);
+    }
+}
