@@ -229,6 +229,10 @@ pub(crate) struct PostBuild {
     pub variables: Variables,
     pub strategy: Strategy,
     pub findings: Vec<Finding>,
+    /// Whether every `substituteFrom` source was read: when one was not (encrypted, or not
+    /// among the checked files), a variable nothing defines may come from it, so it is left as
+    /// written instead of failing the build.
+    pub complete: bool,
 }
 
 /// A ConfigMap or Secret among the checked files that `substituteFrom` may name.
@@ -247,6 +251,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
     let post_build = entry.spec.get("postBuild")?;
     let mut variables = Variables::new();
     let mut findings = Vec::new();
+    let mut complete = true;
     let namespace = entry.namespace.as_deref().unwrap_or("default");
     for reference in post_build
         .get("substituteFrom")
@@ -263,26 +268,32 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 && source.namespace.as_deref().unwrap_or("default") == namespace
         });
         match found {
-            Some(source) if source.encrypted => findings.push(Finding::new(
+            Some(source) if source.encrypted => {
+                complete = false;
+                findings.push(Finding::new(
                 &rules::UNIT_NOT_RENDERED,
                 entry.location(),
                 format!(
                     "{kind} {namespace}/{name} is encrypted (SOPS): the variables it holds are not known offline, and fields that use them are checked with their `${{…}}` text"
                 ),
-            )),
+            ));
+            }
             Some(source) => {
                 for (key, value) in &source.data {
                     variables.set(key.clone(), value);
                 }
             }
             None if optional => {}
-            None => findings.push(Finding::new(
+            None => {
+                complete = false;
+                findings.push(Finding::new(
                 &rules::UNIT_NOT_RENDERED,
                 entry.location(),
                 format!(
-                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown"
+                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown, and fields that use them are checked with their `${{…}}` text"
                 ),
-            )),
+            ));
+            }
         }
     }
     if let Some(map) = post_build.get("substitute").and_then(Json::as_object) {
@@ -298,6 +309,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
         variables,
         strategy: Strategy::from_field(post_build.get("substituteStrategy").and_then(Json::as_str)),
         findings,
+        complete,
     })
 }
 
@@ -391,8 +403,27 @@ pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String,
             out.push_str(document);
             continue;
         }
-        match envsubst::substitute(document, &post_build.variables, Strictness::Full) {
-            Ok(substituted) => out.push_str(&substituted.text),
+        out.push_str(&substitute_document(document, post_build)?);
+    }
+    Ok(out)
+}
+
+/// Variables left as written in one document, at most (each needs another pass).
+const MAX_UNKNOWN_VARIABLES: usize = 64;
+
+/// One document substituted; with incomplete sources, a variable nothing defines keeps its
+/// `${…}` text (it is given itself as value), where Flux, knowing it, would substitute it.
+fn substitute_document(document: &str, post_build: &PostBuild) -> Result<String, String> {
+    let mut variables = post_build.variables.clone();
+    for _ in 0..=MAX_UNKNOWN_VARIABLES {
+        match envsubst::substitute(document, &variables, Strictness::Full) {
+            Ok(substituted) => return Ok(substituted.text),
+            Err(envsubst::SubstitutionError::VariableNotSet { name, .. })
+                if !post_build.complete =>
+            {
+                let written = format!("${{{name}}}");
+                variables.set(name, &written);
+            }
             Err(error) => {
                 return Err(error
                     .controller_message()
@@ -400,7 +431,7 @@ pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String,
             }
         }
     }
-    Ok(out)
+    Ok(document.to_owned())
 }
 
 /// The `kustomize.toolkit.fluxcd.io/substitute` label and annotation of an object.
@@ -521,6 +552,19 @@ spec:
         assert_eq!(
             substitute(output, &post_build).unwrap(),
             "a: large\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n"
+        );
+    }
+
+    #[test]
+    fn unknown_sources_leave_their_variables_as_written() {
+        let entry = entry(APPS);
+        // cluster-vars is not among the sources: SIZE is known, anything else may come from it.
+        let post_build = post_build(&entry, &[]).unwrap();
+        assert!(!post_build.complete);
+        assert_eq!(post_build.findings.len(), 1);
+        assert_eq!(
+            substitute("a: ${SIZE}\nb: ${REGION}\nc: ${ZONE:=z}\n", &post_build).unwrap(),
+            "a: large\nb: ${REGION}\nc: z\n"
         );
     }
 
