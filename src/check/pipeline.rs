@@ -446,7 +446,7 @@ fn stream_inputs(
     let version = settings.version;
 
     let catalog = catalog_source::prefetch(&settings.catalog, version);
-    let rendering = crate::units::render(
+    let mut rendering = crate::units::render(
         &inputs,
         &crate::units::Context {
             options: &options.units,
@@ -455,7 +455,7 @@ fn stream_inputs(
         },
     );
     let warnings: Vec<String> = rendering.warning.iter().cloned().collect();
-    let unit_files = rendering.unit_files.clone();
+    let unit_files = std::mem::take(&mut rendering.unit_files);
     let before = inputs.len();
     if !rendering.claimed.is_empty() {
         inputs.retain(|input| {

@@ -13,6 +13,9 @@ use std::sync::Arc;
 use serde_json::{Value as Json, json};
 
 use super::envsubst::{self, Strategy, Strictness, Variables};
+use super::kustomization::{
+    GENERATOR_LISTS, PATH_ITEM_LISTS, PATH_LISTS, PATH_OR_INLINE_LISTS, RESOURCE_LISTS,
+};
 use crate::diag::{Finding, Location};
 use crate::k8s::normalise_path;
 use crate::rules;
@@ -173,22 +176,17 @@ fn rewrite_paths(kustomization: &mut Json, rewrite: &dyn Fn(&str) -> String) {
             *value = json!(rewrite(text));
         }
     };
-    for key in [
-        "resources",
-        "bases",
-        "components",
-        "patchesStrategicMerge",
-        "generators",
-        "transformers",
-        "validators",
-        "configurations",
-        "crds",
-    ] {
+    let lists = RESOURCE_LISTS
+        .iter()
+        .chain(&["components"])
+        .chain(&PATH_OR_INLINE_LISTS)
+        .chain(&PATH_LISTS);
+    for key in lists.copied() {
         if let Some(items) = object.get_mut(key).and_then(Json::as_array_mut) {
             items.iter_mut().for_each(path_string);
         }
     }
-    for key in ["patches", "patchesJson6902", "replacements"] {
+    for key in PATH_ITEM_LISTS {
         if let Some(items) = object.get_mut(key).and_then(Json::as_array_mut) {
             for item in items {
                 if let Some(path) = item.get_mut("path") {
@@ -197,7 +195,7 @@ fn rewrite_paths(kustomization: &mut Json, rewrite: &dyn Fn(&str) -> String) {
             }
         }
     }
-    for key in ["configMapGenerator", "secretGenerator"] {
+    for key in GENERATOR_LISTS {
         if let Some(generators) = object.get_mut(key).and_then(Json::as_array_mut) {
             for generator in generators {
                 if let Some(files) = generator.get_mut("files").and_then(Json::as_array_mut) {

@@ -10,6 +10,24 @@ use crate::yaml::{Node, Span, Value};
 pub(crate) const FILE_NAMES: [&str; 3] =
     ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
+/// The path-typed fields of a kustomization, by shape: [`Kustomization::read`] reads them,
+/// and a Flux build rewrites them (`flux::edited_kustomization`), so both follow one list.
+/// `resources`/`bases`: lists of manifests, directories or remote targets.
+pub(crate) const RESOURCE_LISTS: [&str; 2] = ["resources", "bases"];
+/// Lists of paths or inline documents (only single-line strings are paths).
+pub(crate) const PATH_OR_INLINE_LISTS: [&str; 4] = [
+    "patchesStrategicMerge",
+    "generators",
+    "transformers",
+    "validators",
+];
+/// Lists of paths.
+pub(crate) const PATH_LISTS: [&str; 2] = ["configurations", "crds"];
+/// Lists of items with a `path`.
+pub(crate) const PATH_ITEM_LISTS: [&str; 3] = ["patches", "patchesJson6902", "replacements"];
+/// Generators with `files` (`key=path` or `path`), `envs` and `env`.
+pub(crate) const GENERATOR_LISTS: [&str; 2] = ["configMapGenerator", "secretGenerator"];
+
 /// What a referenced path is to Kustomize.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RefKind {
@@ -54,7 +72,7 @@ impl Kustomization {
             }
         };
         let seq = |key: &str| root.get(key).and_then(Node::as_seq).unwrap_or(&[]);
-        for key in ["resources", "bases"] {
+        for key in RESOURCE_LISTS {
             for item in seq(key) {
                 add(RefKind::Resource, item);
             }
@@ -62,32 +80,26 @@ impl Kustomization {
         for item in seq("components") {
             add(RefKind::Component, item);
         }
-        // Items that may be a path or an inline document: only single-line strings are paths.
-        for key in [
-            "patchesStrategicMerge",
-            "generators",
-            "transformers",
-            "validators",
-        ] {
+        for key in PATH_OR_INLINE_LISTS {
             for item in seq(key) {
                 if item.as_str().is_some_and(|s| !s.contains('\n')) {
                     add(RefKind::File, item);
                 }
             }
         }
-        for key in ["configurations", "crds"] {
+        for key in PATH_LISTS {
             for item in seq(key) {
                 add(RefKind::File, item);
             }
         }
-        for key in ["patches", "patchesJson6902", "replacements"] {
+        for key in PATH_ITEM_LISTS {
             for item in seq(key) {
                 if let Some(path) = item.get("path") {
                     add(RefKind::File, path);
                 }
             }
         }
-        for key in ["configMapGenerator", "secretGenerator"] {
+        for key in GENERATOR_LISTS {
             for generator in seq(key) {
                 for item in generator.get("files").and_then(Node::as_seq).unwrap_or(&[]) {
                     generator_file(item, &mut add);

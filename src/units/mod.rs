@@ -116,8 +116,8 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     }
     let repository = repository_of(&candidates);
     let mut tree = discover::Tree::new(repository.clone());
-    let flux = flux_jobs(inputs, &candidates, repository.as_deref(), &mut tree);
-    rendering.findings.extend(flux.findings);
+    let mut flux = flux_jobs(inputs, &candidates, repository.as_deref(), &mut tree);
+    rendering.findings.append(&mut flux.findings);
     // A directory a Flux Kustomization names is built as Flux builds it, not again as a root.
     let named: BTreeSet<&PathBuf> = flux.jobs.iter().map(|job| &job.root.dir).collect();
     let mut jobs: Vec<Job> = discover::roots(&mut tree, &candidates)
@@ -133,7 +133,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             flux: None,
         })
         .collect();
-    jobs.extend(flux.jobs);
+    jobs.append(&mut flux.jobs);
     if jobs.is_empty() {
         return rendering;
     }
@@ -186,7 +186,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             build_job(&tool, job, &wrapper_dir, cache.as_ref())
         })
         .collect();
-    let mut origins = rendered::Origins::new(repository, context.keep_sources);
+    let mut origins = rendered::Origins::new(context.keep_sources);
     for (n, (job, build)) in jobs.iter().zip(builds).enumerate() {
         let root = &job.root;
         let wrapper_dir = scratch.path().join(n.to_string());
@@ -230,7 +230,9 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         );
         rendering.units += 1;
     }
-    rendering.findings.extend(never_applied(&files, &roots));
+    rendering
+        .findings
+        .extend(never_applied(&files, &roots, &flux.entry_points));
     let parts = origins.into_parts();
     rendering.sources = parts.sources;
     rendering.suppressions = parts.suppressions;
@@ -244,14 +246,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
 fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
     let resolved: Vec<PathBuf> = candidates
         .iter()
-        .filter_map(|dir| {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir.as_path()
-            };
-            std::fs::canonicalize(dir).ok()
-        })
+        .filter_map(|dir| discover::resolve_dir(dir).ok())
         .collect();
     let first = resolved.first()?;
     if let Some(root) = crate::source::repository_root(first) {
@@ -353,6 +348,8 @@ impl Job {
 struct FluxJobs {
     jobs: Vec<Job>,
     findings: Vec<Finding>,
+    /// Checked files that hold Argo CD or Flux objects: entry points, applied by hand.
+    entry_points: BTreeSet<Arc<str>>,
 }
 
 fn flux_jobs(
@@ -364,6 +361,7 @@ fn flux_jobs(
     let mut out = FluxJobs {
         jobs: Vec::new(),
         findings: Vec::new(),
+        entry_points: BTreeSet::new(),
     };
     let texts: Vec<(Arc<str>, String)> = inputs
         .par_iter()
@@ -375,10 +373,15 @@ fn flux_jobs(
             _ => None,
         })
         .filter(|(_, text)| {
-            text.contains("toolkit.fluxcd.io")
+            is_entry_point(text)
                 || text.contains("kind: ConfigMap")
                 || text.contains("kind: Secret")
         })
+        .collect();
+    out.entry_points = texts
+        .iter()
+        .filter(|(_, text)| is_entry_point(text))
+        .map(|(file, _)| Arc::clone(file))
         .collect();
     let entries: Vec<flux::Entry> = texts
         .iter()
@@ -530,14 +533,7 @@ fn failed_finding(
             let directories = root
                 .directories
                 .iter()
-                .filter_map(|dir| {
-                    let real = if dir.as_os_str().is_empty() {
-                        std::fs::canonicalize(".")
-                    } else {
-                        std::fs::canonicalize(dir)
-                    };
-                    Some((real.ok()?, dir.clone()))
-                })
+                .filter_map(|dir| Some((discover::resolve_dir(dir).ok()?, dir.clone())))
                 .collect();
             let places = failure::Places {
                 fallback: &root.kustomization.file,
@@ -600,8 +596,16 @@ fn unbuildable_finding(root: &discover::Root, reason: &discover::Unbuildable) ->
 /// A warning for each checked manifest that no unit's build reads although the nearest
 /// kustomization above it belongs to a unit: Argo CD and Flux never apply it. Entry points
 /// (Argo CD and Flux objects) are left out: they are applied by hand at bootstrap.
-fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) -> Vec<Finding> {
+fn never_applied(
+    files: &BTreeMap<PathBuf, Arc<str>>,
+    roots: &[discover::Root],
+    entry_points: &BTreeSet<Arc<str>>,
+) -> Vec<Finding> {
     let read: BTreeSet<&PathBuf> = roots.iter().flat_map(|root| &root.closure).collect();
+    let built: BTreeSet<&Path> = roots
+        .iter()
+        .flat_map(|root| root.directories.iter().map(PathBuf::as_path))
+        .collect();
     let kustomization_dirs: BTreeMap<&Path, &Arc<str>> = files
         .iter()
         .filter(|(_, display)| is_kustomization_file(display))
@@ -622,10 +626,7 @@ fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) 
         let Some((dir, kustomization)) = nearest else {
             continue;
         };
-        let in_unit = read.iter().any(|file| {
-            file.parent() == Some(*dir) && is_kustomization_file(&file.to_string_lossy())
-        });
-        if !in_unit || is_entry_point(path) {
+        if !built.contains(dir) || entry_points.contains(display) {
             continue;
         }
         out.push(
@@ -644,11 +645,11 @@ fn never_applied(files: &BTreeMap<PathBuf, Arc<str>>, roots: &[discover::Root]) 
     out
 }
 
-/// Whether a file holds Argo CD or Flux objects (an Application, a Flux Kustomization...).
-fn is_entry_point(path: &Path) -> bool {
-    crate::source::read_file_text(path).is_ok_and(|text| {
-        ["argoproj.io/", "toolkit.fluxcd.io/"]
-            .iter()
-            .any(|group| text.contains(&format!("apiVersion: {group}")))
-    })
+/// Whether a file's text holds Argo CD or Flux objects (an Application, a Flux
+/// Kustomization...).
+fn is_entry_point(text: &str) -> bool {
+    // Flux's groups are `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
+    ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"]
+        .iter()
+        .any(|marker| text.contains(marker))
 }

@@ -50,7 +50,7 @@ pub(crate) struct Origins {
 }
 
 impl Origins {
-    pub(crate) fn new(_repository: Option<PathBuf>, keep_sources: bool) -> Self {
+    pub(crate) fn new(keep_sources: bool) -> Self {
         Self {
             keep_sources,
             displays: HashMap::new(),

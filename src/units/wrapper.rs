@@ -13,14 +13,7 @@ pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/
 
 /// Writes the wrapper of `root` into the new directory `dir`, and returns its text.
 pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
-    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
-    let unit_dir = if root.dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root.dir.as_path()
-    };
-    let unit = std::fs::canonicalize(unit_dir).map_err(|err| err.to_string())?;
+    let (dir, unit) = create(root, dir)?;
     let relative = relative_path(&dir, &unit);
     let mut metadata = vec![
         "originAnnotations".to_owned(),
@@ -54,14 +47,7 @@ pub(crate) fn write_flux(
     entry: &super::flux::Entry,
     dir: &Path,
 ) -> Result<String, String> {
-    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
-    let unit_dir = if root.dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root.dir.as_path()
-    };
-    let unit = std::fs::canonicalize(unit_dir).map_err(|err| err.to_string())?;
+    let (dir, unit) = create(root, dir)?;
     let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
         .map_err(|problem| problem.message)?;
     let original = crate::yaml::parse_stream(&text, crate::yaml::Limits::default())
@@ -75,6 +61,14 @@ pub(crate) fn write_flux(
     let text = serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())?;
     std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
     Ok(text)
+}
+
+/// Creates the wrapper's directory `dir`; returns it and the unit's directory, both resolved.
+fn create(root: &Root, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
+    let unit = super::discover::resolve_dir(&root.dir).map_err(|err| err.to_string())?;
+    Ok((dir, unit))
 }
 
 /// `to` relative to `from` (both absolute and resolved).
