@@ -22,14 +22,7 @@ fn kvlint(args: &[&str]) -> Output {
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
-    let output = kvlint(args);
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
-        panic!(
-            "{err}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
+    common::json_report(&kvlint(args))
 }
 
 #[test]

@@ -170,13 +170,7 @@ fn check(dir: &Path) -> serde_json::Value {
         .current_dir(dir)
         .output()
         .unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
-        panic!(
-            "{err}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
+    common::json_report(&output)
 }
 
 #[test]

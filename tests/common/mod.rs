@@ -243,6 +243,19 @@ fn measured(time_file: &Path) -> (Option<u64>, Option<Duration>) {
     }
 }
 
+/// The JSON report a kvlint run printed; a run that printed none fails the test with both
+/// outputs.
+#[allow(dead_code)]
+pub(crate) fn json_report(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "{err}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
 /// Whether a Kustomize (kustomize or kubectl) is on PATH. Without one, a test that needs it
 /// says so and passes, unless `KVLINT_REQUIRE_KUSTOMIZE` (set by .ci/run) is set.
 #[allow(dead_code)]
