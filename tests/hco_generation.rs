@@ -367,3 +367,119 @@ fn a_patch_that_doubles_the_document_is_reported_within_bounds() {
     assert!(codes.contains(&"KV0007"), "{codes:?}");
     assert!(codes.contains(&"KV1008"), "{codes:?}");
 }
+
+/// The cluster-wide evictionStrategy KubeVirt gives a VMI that sets none (`None` is
+/// KubeVirt's own default when the KubeVirt CR sets nothing).
+fn rendered_eviction_strategy(report: &Report) -> Option<String> {
+    Some(
+        report
+            .profile
+            .as_ref()?
+            .eviction_strategy
+            .clone()
+            .unwrap_or_else(|| "None".to_owned()),
+    )
+}
+
+// `mutateV1beta1EvictionStrategy` / `mutateEvictionStrategy` (pkg/webhooks/mutator, HCO 1.12
+// and later): a HyperConverged without evictionStrategy gets `LiveMigrate` once
+// `status.infrastructureHighlyAvailable` is true (two or more worker nodes,
+// `nodeinfo.HandleNodeChanges`), else `None`; `getKVConfig` copies it into the KubeVirt CR and
+// KubeVirt gives it to every VMI that sets none.
+#[test]
+fn hco_writes_the_eviction_strategy_the_worker_nodes_give() {
+    let hyperconverged = hco_v1beta1("", "  featureGates:\n    downwardMetrics: true\n");
+    let files = [
+        ("hco.yaml", hyperconverged.as_str()),
+        ("vm.yaml", &vm("", "")),
+    ];
+    let unknown = check_at(9, &files, None);
+    assert_eq!(
+        rendered_eviction_strategy(&unknown).as_deref(),
+        Some("None")
+    );
+    let defaulted = messages(&unknown, "KV3010");
+    assert_eq!(defaulted.len(), 1, "{defaulted:?}");
+    assert!(
+        defaulted[0].contains("`spec.evictionStrategy`"),
+        "{defaulted:?}"
+    );
+
+    let highly_available = check_at(
+        9,
+        &files,
+        Some("hyperconverged:\n  infrastructureHighlyAvailable: true\n"),
+    );
+    assert_eq!(
+        rendered_eviction_strategy(&highly_available).as_deref(),
+        Some("LiveMigrate")
+    );
+    assert!(messages(&highly_available, "KV3010")[0].contains("LiveMigrate"));
+
+    let single_worker = check_at(
+        9,
+        &files,
+        Some("hyperconverged:\n  infrastructureHighlyAvailable: false\n"),
+    );
+    assert_eq!(
+        rendered_eviction_strategy(&single_worker).as_deref(),
+        Some("None")
+    );
+
+    // Written in the object, it is HCO's value whatever the nodes, and nothing drifts.
+    let written = hco_v1("  virtualization:\n    evictionStrategy: LiveMigrateIfPossible\n");
+    let report = check_at(
+        9,
+        &[("hco.yaml", written.as_str()), ("vm.yaml", &vm("", ""))],
+        Some("hyperconverged:\n  infrastructureHighlyAvailable: false\n"),
+    );
+    assert_eq!(
+        rendered_eviction_strategy(&report).as_deref(),
+        Some("LiveMigrateIfPossible")
+    );
+    assert!(messages(&report, "KV3010").is_empty());
+}
+
+#[test]
+fn a_v1_hyperconverged_gets_the_eviction_strategy_under_virtualization() {
+    let hyperconverged = hco_v1("  virtualization: {}\n");
+    let report = check_at(
+        9,
+        &[
+            ("hco.yaml", hyperconverged.as_str()),
+            ("vm.yaml", &vm("", "")),
+        ],
+        Some("hyperconverged:\n  infrastructureHighlyAvailable: true\n"),
+    );
+    assert_eq!(
+        rendered_eviction_strategy(&report).as_deref(),
+        Some("LiveMigrate")
+    );
+    let defaulted = messages(&report, "KV3010");
+    assert!(
+        defaulted[0].contains("`spec.virtualization.evictionStrategy: LiveMigrate`"),
+        "{defaulted:?}"
+    );
+}
+
+#[test]
+fn the_hyperconverged_setting_is_validated() {
+    let hyperconverged = hco_v1beta1("", "  featureGates: {}\n");
+    let report = check_at(
+        9,
+        &[("hco.yaml", hyperconverged.as_str())],
+        Some("hyperconverged:\n  infrastructureHighlyAvailable: yes please\n  nodes: 3\n"),
+    );
+    let problems = messages(&report, "KV0019");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems.iter().any(|m| m.contains("must be true")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|m| m.contains("unknown hyperconverged setting `nodes`")),
+        "{problems:?}"
+    );
+}

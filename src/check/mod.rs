@@ -199,8 +199,12 @@ fn cluster_profile(
     }
     for object in hyperconverged {
         profile.configure(
-            &crate::cluster::hyperconverged::generate(&object.node.to_json(), version)
-                .configuration,
+            &crate::cluster::hyperconverged::generate(
+                &object.node.to_json(),
+                version,
+                config.hyperconverged,
+            )
+            .configuration,
         );
     }
     profile

@@ -489,6 +489,8 @@ fn stream_inputs(
         &index.referenced,
         version,
         cluster_setting(&settings.config),
+        settings.config.hyperconverged,
+        settings.drift_policy,
     ));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,

@@ -9,9 +9,9 @@
 //! the default architecture (HCO's operator environment and the nodes: set them in `cluster:`
 //! `architectureConfiguration`), KVM emulation, gates HCO adds for cluster state
 //! (`SecureExecution` with s390x workers, `ExternalNetResourceInjection` once the network
-//! resources injector is ready), the `evictionStrategy` HCO's webhook writes into the
-//! HyperConverged object once it knows the topology (`LiveMigrate` on highly available
-//! clusters, `None` on single-node ones; without it kvlint renders KubeVirt's default), node
+//! resources injector is ready), the worker-node count behind the `evictionStrategy` HCO's
+//! webhook writes into the HyperConverged object (`Environment`: `.kvlint.yaml`
+//! `hyperconverged:`; unknown, kvlint renders KubeVirt's default and reports it), node
 //! placement, TLS, certificate rotation, the product version, and the typed round trip after
 //! the patch (unknown fields the patch adds are dropped by HCO, kept by kvlint).
 
@@ -419,8 +419,70 @@ pub struct Generation {
     pub conflicting_gates: Vec<String>,
 }
 
+/// What HCO reads from the cluster rather than from the HyperConverged object, as
+/// `.kvlint.yaml`'s `hyperconverged:` states it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Environment {
+    /// HCO's `status.infrastructureHighlyAvailable`: two or more worker nodes
+    /// (`nodeinfo.HandleNodeChanges`). Unknown offline unless configured.
+    pub infrastructure_highly_available: Option<bool>,
+}
+
+/// The `evictionStrategy` HCO's mutating webhook writes into a HyperConverged object that
+/// sets none, on any create or update once HCO has recorded the topology in its status
+/// (`mutateEvictionStrategy`, `mutateV1beta1EvictionStrategy`, HCO 1.12 and later):
+/// `LiveMigrate` with two or more worker nodes, else `None`.
+pub fn webhook_eviction_strategy(object: &Value, environment: Environment) -> Option<&'static str> {
+    if eviction_strategy(object).is_some() {
+        return None;
+    }
+    environment
+        .infrastructure_highly_available
+        .map(|highly_available| {
+            if highly_available {
+                "LiveMigrate"
+            } else {
+                "None"
+            }
+        })
+}
+
+fn eviction_strategy(object: &Value) -> Option<&Value> {
+    object.get("spec").and_then(|spec| {
+        first(
+            spec,
+            &["/evictionStrategy", "/virtualization/evictionStrategy"],
+        )
+    })
+}
+
+/// The object as HCO's webhook leaves it: `evictionStrategy` written where its API version
+/// keeps it (`v1` moved it under `virtualization`).
+fn with_webhook_defaults(object: &Value, environment: Environment) -> Option<Value> {
+    let strategy = webhook_eviction_strategy(object, environment)?;
+    let mut object = object.clone();
+    let v1 = object.get("apiVersion").and_then(Value::as_str) == Some("hco.kubevirt.io/v1");
+    let spec = object
+        .as_object_mut()?
+        .entry("spec")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let holder = if v1 {
+        spec.as_object_mut()?
+            .entry("virtualization")
+            .or_insert_with(|| Value::Object(Map::new()))
+    } else {
+        spec
+    };
+    holder
+        .as_object_mut()?
+        .insert("evictionStrategy".to_owned(), json!(strategy));
+    Some(object)
+}
+
 /// The KubeVirt configuration the HCO release that ships `version` generates.
-pub fn generate(object: &Value, version: KubeVirtVersion) -> Generation {
+pub fn generate(object: &Value, version: KubeVirtVersion, environment: Environment) -> Generation {
+    let defaulted = with_webhook_defaults(object, environment);
+    let object = defaulted.as_ref().unwrap_or(object);
     let release = hco_release::for_kubevirt(version);
     let generated = generated_kubevirt(object, release);
     let (kubevirt, patch_error) = match apply_jsonpatch_annotation(object, &generated) {
@@ -442,7 +504,7 @@ pub fn generate(object: &Value, version: KubeVirtVersion) -> Generation {
 
 /// The configuration HCO generates for the newest KubeVirt release kvlint knows.
 pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
-    let generation = generate(object, KubeVirtVersion::LATEST);
+    let generation = generate(object, KubeVirtVersion::LATEST, Environment::default());
     (generation.configuration, generation.patch_error)
 }
 
@@ -733,6 +795,8 @@ pub fn findings(
     objects: &[Object],
     version: KubeVirtVersion,
     cluster: Option<ClusterSetting<'_>>,
+    environment: Environment,
+    drift_policy: crate::config::gitops::DriftPolicy,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
     if let Some(owner) = objects.iter().find(|o| is_hyperconverged(o)) {
@@ -740,7 +804,14 @@ pub fn findings(
     }
     for object in objects.iter().filter(|o| is_hyperconverged(o)) {
         findings.extend(pruned_findings(object, hco_release::for_kubevirt(version)));
-        let generation = generate(&object.node.to_json(), version);
+        let json = object.node.to_json();
+        findings.extend(eviction_strategy_finding(
+            object,
+            &json,
+            environment,
+            drift_policy,
+        ));
+        let generation = generate(&json, version, environment);
         let path = FieldPath::parse("metadata.annotations").key(KUBEVIRT_JSONPATCH);
         let finding = |message: String, help: &str| {
             Finding::new(
@@ -770,6 +841,46 @@ pub fn findings(
         }
     }
     findings
+}
+
+/// The `evictionStrategy` HCO's webhook writes into a HyperConverged object that sets none:
+/// a field Git does not have (a cluster default), whose value depends on the worker nodes.
+fn eviction_strategy_finding(
+    object: &Object,
+    json: &Value,
+    environment: Environment,
+    drift_policy: crate::config::gitops::DriftPolicy,
+) -> Option<Finding> {
+    if eviction_strategy(json).is_some() {
+        return None;
+    }
+    let v1 = object.api_version == "hco.kubevirt.io/v1";
+    let field = if v1 {
+        "spec.virtualization.evictionStrategy"
+    } else {
+        "spec.evictionStrategy"
+    };
+    let message = match webhook_eviction_strategy(json, environment) {
+        Some(strategy) => format!(
+            "HCO's webhook writes `{field}: {strategy}` into this HyperConverged at its next create or update (.kvlint.yaml: hyperconverged.infrastructureHighlyAvailable: {}), and every VM that sets no evictionStrategy gets {strategy}",
+            environment.infrastructure_highly_available == Some(true)
+        ),
+        None => format!(
+            "HCO's webhook writes `{field}` into this HyperConverged once HCO has counted the worker nodes: LiveMigrate with two or more, None with one; kvlint cannot see the nodes and renders KubeVirt's default (None) for VMs that set no evictionStrategy"
+        ),
+    };
+    let kind = crate::rules::DriftKind::ClusterDefault;
+    let mut finding = Finding::new(
+        &rules::EVICTION_STRATEGY_DEFAULTED,
+        object.field_location(&FieldPath::parse("spec")),
+        message,
+    )
+    .with_object(Some(object.object_ref()))
+    .with_path(field.to_owned())
+    .with_help("write evictionStrategy in the HyperConverged object so that the repository says what runs, or set `hyperconverged: {infrastructureHighlyAvailable: true|false}` in .kvlint.yaml");
+    finding.drift = Some(kind);
+    finding.severity = drift_policy.severity(kind);
+    Some(finding)
 }
 
 #[cfg(test)]
@@ -862,7 +973,7 @@ mod tests {
 
     fn patched(patch: &str) -> Generation {
         let hco = json!({"metadata": {"annotations": {"kubevirt.kubevirt.io/jsonpatch": patch}}, "spec": {}});
-        generate(&hco, KubeVirtVersion::LATEST)
+        generate(&hco, KubeVirtVersion::LATEST, Environment::default())
     }
 
     #[test]
@@ -969,7 +1080,7 @@ mod tests {
     fn v1_gate_names_are_case_insensitive_from_hco_1_19() {
         let hco = json!({"apiVersion": "hco.kubevirt.io/v1", "spec": {"featureGates": [{"name": "DownwardMetrics"}]}});
         let gates = |minor| {
-            generate(&hco, KubeVirtVersion::new(1, minor))
+            generate(&hco, KubeVirtVersion::new(1, minor), Environment::default())
                 .configuration
                 .pointer("/developerConfiguration/featureGates")
                 .cloned()
@@ -995,7 +1106,8 @@ mod tests {
         let hco = json!({"spec": {}});
         let profile_at = |minor| {
             let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
-            profile.configure(&generate(&hco, profile.version).configuration);
+            profile
+                .configure(&generate(&hco, profile.version, Environment::default()).configuration);
             profile
         };
         let v15 = profile_at(5);
@@ -1021,7 +1133,8 @@ mod tests {
     fn maps_persistent_reservation_to_the_configuration_field_in_hco_1_19() {
         let at = |minor, hco: Value| {
             let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
-            profile.configure(&generate(&hco, profile.version).configuration);
+            profile
+                .configure(&generate(&hco, profile.version, Environment::default()).configuration);
             profile.persistent_reservation_enabled()
         };
         let v1 =

@@ -85,6 +85,8 @@ pub struct Config {
     pub gitops: Option<gitops::GitOps>,
     /// `reproducible: true`: cluster defaults are warnings.
     pub reproducible: bool,
+    /// `hyperconverged:`: what HCO reads from the cluster rather than from the object.
+    pub hyperconverged: crate::cluster::hyperconverged::Environment,
     /// Problems found in the file.
     pub findings: Vec<Finding>,
 }
@@ -158,7 +160,7 @@ impl Reader<'_> {
     }
 }
 
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 10] = [
     "kubevirtVersion",
     "namespace",
     "catalog",
@@ -168,6 +170,7 @@ const KEYS: [&str; 9] = [
     "cluster",
     "gitops",
     "reproducible",
+    "hyperconverged",
 ];
 
 /// Parses and validates a configuration file's text.
@@ -260,6 +263,9 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
                     }
                 }
             }
+            "hyperconverged" => {
+                config.hyperconverged = hyperconverged_environment(&mut reader, node);
+            }
             "reproducible" => match node.value {
                 Value::Bool(value) => config.reproducible = value,
                 _ => reader.problem(node, "reproducible must be true or false"),
@@ -289,6 +295,43 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
     }
     config.findings = reader.findings;
     config
+}
+
+/// `hyperconverged: {infrastructureHighlyAvailable: true|false}`.
+fn hyperconverged_environment(
+    reader: &mut Reader<'_>,
+    node: &Node,
+) -> crate::cluster::hyperconverged::Environment {
+    let mut environment = crate::cluster::hyperconverged::Environment::default();
+    let Some(entries) = node.as_map() else {
+        reader.problem(
+            node,
+            "hyperconverged must be a mapping, e.g. `{infrastructureHighlyAvailable: true}`",
+        );
+        return environment;
+    };
+    for entry in entries {
+        match (entry.key.as_str(), &entry.value.value) {
+            ("infrastructureHighlyAvailable", Value::Bool(value)) => {
+                environment.infrastructure_highly_available = Some(*value);
+            }
+            ("infrastructureHighlyAvailable", _) => reader.problem(
+                &entry.value,
+                "infrastructureHighlyAvailable must be true (two or more worker nodes) or false",
+            ),
+            (other, _) => reader.findings.push(Finding::new(
+                &rules::INVALID_CONFIG,
+                Location {
+                    file: Arc::clone(reader.file),
+                    span: entry.key_span,
+                },
+                format!(
+                    "unknown hyperconverged setting `{other}`; known: infrastructureHighlyAvailable"
+                ),
+            )),
+        }
+    }
+    environment
 }
 
 fn rule_severities(reader: &mut Reader<'_>, node: &Node) -> Vec<(&'static Rule, SeverityOverride)> {

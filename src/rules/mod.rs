@@ -139,6 +139,8 @@ rules! {
         "KubeVirt stores a field differently than written: a non-canonical quantity, an empty value, a pruned field.";
     REFERENCE_POLICY_EXPAND = "KV3009", "reference-policy-expand", Drift, Error,
         "With referencePolicy expand or expandAll (v1.4+), KubeVirt's controller replaces the matchers with the expanded spec; the next sync is refused.";
+    EVICTION_STRATEGY_DEFAULTED = "KV3010", "eviction-strategy-defaulted", Drift, Info,
+        "HCO's webhook writes an evictionStrategy into a HyperConverged object that sets none, from the number of worker nodes.";
     REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
         "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.";
     STATUS_COMMITTED = "KV4002", "status-committed", Runtime, Warning,

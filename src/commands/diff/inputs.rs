@@ -123,6 +123,7 @@ impl Inputs {
     pub fn from_objects(
         objects: &[Object],
         cluster: Option<&Value>,
+        environment: crate::cluster::hyperconverged::Environment,
         version: crate::cluster::profile::KubeVirtVersion,
     ) -> Self {
         use crate::cluster::hyperconverged;
@@ -148,7 +149,8 @@ impl Inputs {
                     inputs.cluster.configure(&configuration.to_json());
                 }
             } else if hyperconverged::is_hyperconverged(object) {
-                let generation = hyperconverged::generate(&object.node.to_json(), version);
+                let generation =
+                    hyperconverged::generate(&object.node.to_json(), version, environment);
                 inputs.cluster.configure(&generation.configuration);
             } else if object.group == crate::k8s::INSTANCETYPE_GROUP && is_spec_kind(&object.kind) {
                 let key = ObjectKey {
@@ -259,7 +261,12 @@ pub(super) fn inputs_of(
         .version
         .or(config.kubevirt_version)
         .unwrap_or(crate::cluster::profile::KubeVirtVersion::LATEST);
-    Inputs::from_objects(&loaded.objects, config.cluster.as_ref(), version)
+    Inputs::from_objects(
+        &loaded.objects,
+        config.cluster.as_ref(),
+        config.hyperconverged,
+        version,
+    )
 }
 
 /// Renames the files of a report that start with `from` to start with `to`: a side read from

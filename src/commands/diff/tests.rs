@@ -687,7 +687,12 @@ spec: {}
     let loaded = crate::load::load(&[input], &crate::load::LoadOptions::default());
     let version = crate::cluster::profile::KubeVirtVersion::LATEST;
     let cluster = json!({"liveUpdateConfiguration": {"maxGuest": "64Gi"}});
-    let inputs = super::Inputs::from_objects(&loaded.objects, Some(&cluster), version);
+    let inputs = super::Inputs::from_objects(
+        &loaded.objects,
+        Some(&cluster),
+        crate::cluster::hyperconverged::Environment::default(),
+        version,
+    );
     // HCO generates the KubeVirt CR: the repository's own CR and `cluster:` do not apply.
     assert_eq!(inputs.cluster.max_cpu_sockets, None);
     assert_eq!(inputs.cluster.max_guest, None);
@@ -695,7 +700,12 @@ spec: {}
         inputs.cluster.rollout,
         Some(crate::controller::liveupdate::Rollout::Stage)
     );
-    let without = super::Inputs::from_objects(&loaded.objects[..1], Some(&cluster), version);
+    let without = super::Inputs::from_objects(
+        &loaded.objects[..1],
+        Some(&cluster),
+        crate::cluster::hyperconverged::Environment::default(),
+        version,
+    );
     assert_eq!(without.cluster.max_cpu_sockets, Some(16));
     assert_eq!(without.cluster.max_guest.as_deref(), Some("64Gi"));
 }
