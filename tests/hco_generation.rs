@@ -483,3 +483,32 @@ fn the_hyperconverged_setting_is_validated() {
         "{problems:?}"
     );
 }
+
+// `getKVConfig` takes the machine types from the operator's environment variables
+// (`MACHINE_TYPE`, `AMD64_MACHINE_TYPE`, ...), not from the HyperConverged object: kvlint says
+// which machine type it rendered with, unless `cluster.architectureConfiguration` gives one.
+#[test]
+fn machine_types_from_the_operator_environment_are_named_as_unknown() {
+    let hyperconverged = hco_v1beta1("", "  evictionStrategy: None\n");
+    let files = [
+        ("hco.yaml", hyperconverged.as_str()),
+        ("vm.yaml", &vm("", "")),
+    ];
+    let report = check_at(9, &files, None);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("operator's environment") && w.contains("q35 for amd64")),
+        "{:?}",
+        report.warnings
+    );
+    let configured = check_at(
+        9,
+        &files,
+        Some(
+            "cluster:\n  architectureConfiguration:\n    amd64:\n      machineType: pc-q35-rhel9.6.0\n",
+        ),
+    );
+    assert!(configured.warnings.is_empty(), "{:?}", configured.warnings);
+}

@@ -454,7 +454,7 @@ fn stream_inputs(
             keep_sources: options.keep_sources,
         },
     );
-    let warnings: Vec<String> = rendering.warning.iter().cloned().collect();
+    let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
     let unit_files = std::mem::take(&mut rendering.unit_files);
     let before = inputs.len();
     if !rendering.claimed.is_empty() {
@@ -481,6 +481,10 @@ fn stream_inputs(
     let rendered_vms = index.absorb_rendered(rendering, version, &locations);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
+    warnings.extend(crate::cluster::hyperconverged::machine_type_note(
+        &index.referenced,
+        &profile,
+    ));
     let object_index = Index::build(&index.referenced);
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
     index.pending.add(settings.config.findings.iter().cloned());

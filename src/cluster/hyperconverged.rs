@@ -18,7 +18,7 @@
 use serde_json::{Map, Value, json};
 
 use super::hco_release::{self, HcoRelease};
-use super::profile::KubeVirtVersion;
+use super::profile::{ClusterProfile, KubeVirtVersion};
 use crate::diag::Finding;
 use crate::k8s::Object;
 use crate::rules;
@@ -637,6 +637,22 @@ pub fn environment_configuration(cluster: &Value) -> Value {
 }
 
 const ENVIRONMENT_FIELD: &str = "architectureConfiguration";
+
+/// What the user should know when a HyperConverged object is the profile source and no machine
+/// type is configured: HCO takes machine types from its operator's environment (OpenShift
+/// Virtualization ships RHEL machine types), which kvlint cannot read.
+pub fn machine_type_note(objects: &[Object], profile: &ClusterProfile) -> Option<String> {
+    let owner = objects.iter().find(|o| is_hyperconverged(o))?;
+    if profile.machine_type.is_some() || !profile.arch_machine_types.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "HyperConverged {}: HCO sets the machine types from its operator's environment, which kvlint cannot read; VMs are rendered with KubeVirt's default ({} for {}): set cluster.architectureConfiguration.<arch>.machineType in .kvlint.yaml to the cluster's",
+        owner.name,
+        profile.machine_type_for(&profile.default_architecture),
+        profile.default_architecture
+    ))
+}
 
 /// Where `.kvlint.yaml`'s `cluster:` is written, and its value.
 #[derive(Clone, Debug)]
