@@ -84,7 +84,7 @@ impl KubeVirtVersion {
     pub fn parse_release(text: &str) -> Result<(Self, Option<String>), String> {
         let not_a_version = || {
             format!(
-                "`{text}` is not a KubeVirt version such as v1.9 or v1.6.4 (vMAJOR.MINOR[.PATCH])"
+                "`{text}` is not a KubeVirt version such as v1.9, v1.6.4 or v1.6.x (vMAJOR.MINOR[.PATCH|.x])"
             )
         };
         let trimmed = text.trim();
@@ -97,9 +97,12 @@ impl KubeVirtVersion {
         let (Some(Some(major)), Some(Some(minor))) = (parsed.next(), parsed.next()) else {
             return Err(not_a_version());
         };
+        // `x` names the newest patch release of the line that kvlint knows.
+        let newest = numbers.get(2).is_some_and(|part| part.eq_ignore_ascii_case("x"));
         let patch = match parsed.next() {
             None => None,
             Some(Some(patch)) => Some(patch),
+            Some(None) if newest => None,
             Some(None) => return Err(not_a_version()),
         };
         let line = Self::newest_of(major, minor);
@@ -109,6 +112,9 @@ impl KubeVirtVersion {
                 Self::OLDEST,
                 Self::LATEST
             ));
+        }
+        if newest {
+            return Ok((Self::release(major, minor, line.patch), None));
         }
         // `vX.Y` is the minor line's first release: the one the conformance sets were
         // produced at, and the one `--kubevirt-version v1.6` has always meant.
@@ -214,6 +220,16 @@ mod tests {
         assert_eq!(parse("v1.6.4"), Ok(("v1.6.4".to_owned(), 4, None)));
         assert_eq!(parse("1.6.2"), Ok(("v1.6.2".to_owned(), 2, None)));
         assert_eq!(parse(" V1.7.0 "), Ok(("v1.7.0".to_owned(), 0, None)));
+    }
+
+    #[test]
+    fn x_names_the_newest_known_patch_release() {
+        assert_eq!(parse("v1.6.x"), Ok(("v1.6.6".to_owned(), 6, None)));
+        assert_eq!(parse("1.7.X"), parse("v1.7.4"));
+        assert!(parse("v1.x").is_err());
+        assert!(parse("v1.6.x.1").is_err());
+        assert!(parse("v1.6.xx").is_err());
+        assert!(parse("v2.0.x").unwrap_err().contains("not supported"));
     }
 
     #[test]
