@@ -110,8 +110,9 @@ pub struct InputArgs {
     /// Name to report for standard input.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
-    /// The KubeVirt release to judge against, v1.0 … v1.9 (the newest patch release kvlint
-    /// knows) or a patch release such as v1.6.4 [default: v1.9].
+    /// The KubeVirt release to judge against: v1.0 … v1.9 (the line's first release, vX.Y.0),
+    /// a patch release such as v1.6.4, or v1.6.x (the newest patch release kvlint knows)
+    /// [default: v1.9].
     #[arg(long, value_name = "VERSION")]
     pub kubevirt_version: Option<String>,
     /// Cluster catalog for names the repository does not define: `auto` (the common-instancetypes
