@@ -414,7 +414,7 @@ impl Reader<'_> {
             Location::lines(
                 Arc::clone(&self.entry.file),
                 (at.line, at.column),
-                (at.line, at.column + 1),
+                (at.line, at.column.saturating_add(1)),
             ),
             format!("invalid YAML in `{place}`: {}", error.message),
         ));
