@@ -198,14 +198,15 @@ impl IndexPass {
         }
         let checked: Vec<Vec<Finding>> = others
             .par_iter()
-            .map(|object| object_findings(object, version, locations))
+            .map(|object| in_unit(object, object_findings(object, version, locations)))
             .collect();
         for findings in checked {
             self.pending.add(findings);
         }
         for object in others {
             let duplicate = self.duplicates.see(Identity::of(&object));
-            self.pending.add(duplicate);
+            self.pending
+                .add(in_unit(&object, duplicate.into_iter().collect()));
             if referenced(&object) {
                 self.referenced.push(kept_for_the_run(object));
             }
@@ -316,8 +317,10 @@ impl VmPass<'_> {
         let version = self.profile.version;
         for object in objects {
             out.identities.push(Identity::of(object));
-            out.findings
-                .extend(object_findings(object, version, self.locations));
+            out.findings.extend(in_unit(
+                object,
+                object_findings(object, version, self.locations),
+            ));
             if !vm::is_vm(object) {
                 continue;
             }
@@ -329,7 +332,7 @@ impl VmPass<'_> {
                 self.wanted,
                 self.drift_policy,
             );
-            out.findings.extend(report.findings);
+            out.findings.extend(in_unit(object, report.findings));
             out.renders += usize::from(report.renders);
             out.rendered.extend(report.rendered);
         }
@@ -441,6 +444,8 @@ fn stream_inputs(
         default_namespace: settings.namespace.clone(),
         keep_sources: options.keep_sources,
         origin_roots,
+        embedded: (!options.units.off)
+            .then_some(crate::units::helm::extract as load::EmbeddedReader),
         ..LoadOptions::default()
     };
     let version = settings.version;

@@ -10,6 +10,9 @@ pub enum UnitKind {
     Kustomize,
     /// The directory a Flux Kustomization names, built as the kustomize-controller builds it.
     Flux,
+    /// The manifests a Flux HelmRelease or an Argo CD helm source gives a raw-manifest chart in
+    /// its values, read in place.
+    Helm,
 }
 
 impl UnitKind {
@@ -17,6 +20,7 @@ impl UnitKind {
         match self {
             Self::Kustomize => "kustomize",
             Self::Flux => "flux",
+            Self::Helm => "helm",
         }
     }
 }

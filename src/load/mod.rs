@@ -53,7 +53,24 @@ pub struct LoadOptions {
     /// Directories against which `config.kubernetes.io/origin` paths are resolved (the
     /// kustomization that was built, then the working directory).
     pub origin_roots: Vec<std::path::PathBuf>,
+    /// Reads the objects an object carries inside it (the manifests a HelmRelease gives a
+    /// raw-manifest chart in its values), when set.
+    pub embedded: Option<EmbeddedReader>,
 }
+
+/// Objects another object carries inside it, their spans in its file.
+#[derive(Debug, Default)]
+pub struct Embedded {
+    pub objects: Vec<Object>,
+    pub findings: Vec<Finding>,
+    /// First and last line of each embedded manifest: a suppression comment just above one
+    /// covers all of it, as one above a document covers the document.
+    pub manifests: Vec<(u32, u32)>,
+}
+
+/// Reads the objects embedded in `object`, given the text of its file, the default namespace
+/// and the parser's limits.
+pub type EmbeddedReader = fn(&Object, &str, &str, Limits) -> Embedded;
 
 impl Default for LoadOptions {
     fn default() -> Self {
@@ -62,6 +79,7 @@ impl Default for LoadOptions {
             limits: Limits::default(),
             keep_sources: false,
             origin_roots: vec![std::path::PathBuf::new()],
+            embedded: None,
         }
     }
 }
@@ -301,6 +319,9 @@ fn load_file(
             &mut found,
             &mut loaded.findings,
         );
+        if let (Some(read), Some(text)) = (options.embedded, text) {
+            embedded_objects(read, display, text, options, &mut found, loaded);
+        }
         if found.is_empty() {
             not_manifests.push(span);
         } else {
@@ -334,7 +355,28 @@ fn load_file(
     true
 }
 
-fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
+/// Adds to `found`, after the objects it holds, the objects they carry inside them.
+fn embedded_objects(
+    read: EmbeddedReader,
+    display: &Arc<str>,
+    text: &str,
+    options: &LoadOptions,
+    found: &mut Vec<Object>,
+    loaded: &mut Loaded,
+) {
+    let mut objects = Vec::new();
+    let mut manifests = Vec::new();
+    for object in found.iter() {
+        let embedded = read(object, text, &options.default_namespace, options.limits);
+        objects.extend(embedded.objects);
+        loaded.findings.extend(embedded.findings);
+        manifests.extend(embedded.manifests);
+    }
+    found.append(&mut objects);
+    crate::suppress::inline::cover_embedded(&mut loaded.suppressions, display, &manifests);
+}
+
+pub(crate) fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
     let location = Location {
         file: Arc::clone(file),
         span: notice.span,

@@ -127,6 +127,28 @@ fn target_of_own_line(lines: &[&str], index: usize, documents: &[(u32, u32)]) ->
     }
 }
 
+/// Turns a comment on its own line just above an object embedded in another (a manifest of a
+/// HelmRelease's values; `objects` are the first and last line of each) into one that covers
+/// the whole object, as a comment above a document covers the document.
+pub fn cover_embedded(suppressions: &mut [Suppression], file: &str, objects: &[(u32, u32)]) {
+    if objects.is_empty() {
+        return;
+    }
+    let last_line: std::collections::HashMap<u32, u32> = objects.iter().copied().collect();
+    for suppression in suppressions.iter_mut().filter(|s| &*s.file == file) {
+        let Scope::Line(target) = suppression.scope else {
+            continue;
+        };
+        // A comment at the end of a line covers that line only.
+        if suppression.line >= target {
+            continue;
+        }
+        if let Some(&last) = last_line.get(&target) {
+            suppression.scope = Scope::Document(target, last);
+        }
+    }
+}
+
 fn covers(suppression: &Suppression, finding: &Finding) -> bool {
     if suppression.file != finding.location.file
         || !suppression
@@ -199,5 +221,22 @@ mod tests {
             .map(|f| (f.rule.code, f.location.span.start.line))
             .collect();
         assert_eq!(left, [("KV3003", 6), ("KV0017", 6)]);
+    }
+
+    #[test]
+    fn a_comment_above_an_embedded_object_covers_it() {
+        let suppression = |line, target| Suppression {
+            file: Arc::from("hr.yaml"),
+            line,
+            column: 7,
+            scope: Scope::Line(target),
+            rules: vec![&rules::UNRESOLVED_INSTANCETYPE],
+            reason: "r".to_owned(),
+        };
+        let mut suppressions = vec![suppression(12, 13), suppression(13, 13), suppression(1, 2)];
+        cover_embedded(&mut suppressions, "hr.yaml", &[(13, 40)]);
+        assert_eq!(suppressions[0].scope, Scope::Document(13, 40));
+        assert_eq!(suppressions[1].scope, Scope::Line(13), "a trailing comment");
+        assert_eq!(suppressions[2].scope, Scope::Line(2));
     }
 }

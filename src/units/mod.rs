@@ -9,6 +9,7 @@ mod discover;
 pub mod envsubst;
 mod failure;
 mod flux;
+pub(crate) mod helm;
 mod kustomization;
 pub(crate) mod provenance;
 mod rendered;

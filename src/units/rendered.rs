@@ -209,6 +209,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 patches: Arc::clone(&patches),
             })
         });
+        let first = loaded.objects.len();
         for mut object in objects {
             object.rendered_in = Some(Arc::new(RenderedIn {
                 unit: Arc::clone(build.unit),
@@ -218,8 +219,34 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
             }));
             loaded.objects.push(object);
         }
+        if let Some((file, true)) = &source {
+            helm_values(&mut loaded, first, file, build.default_namespace, origins);
+        }
     }
     loaded
+}
+
+/// Adds the manifests that the releases among `loaded.objects[first..]` (rendered from
+/// `file`) give raw-manifest charts in their values, read from `file` (`units::helm`).
+fn helm_values(
+    loaded: &mut Loaded,
+    first: usize,
+    file: &OriginFile,
+    default_namespace: &str,
+    origins: &mut Origins,
+) {
+    let mut embedded = Vec::new();
+    let mut manifests = Vec::new();
+    for entry in &loaded.objects[first..] {
+        let extracted =
+            super::helm::extract(entry, &file.text, default_namespace, Limits::default());
+        embedded.extend(extracted.objects);
+        loaded.findings.extend(extracted.findings);
+        manifests.extend(extracted.manifests);
+    }
+    loaded.objects.append(&mut embedded);
+    // The file's suppression comments were read with it, before its objects.
+    crate::suppress::inline::cover_embedded(&mut origins.suppressions, &file.display, &manifests);
 }
 
 fn first_line() -> Span {
