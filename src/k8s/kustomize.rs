@@ -25,17 +25,20 @@ pub fn is_kustomization_file(path: &str) -> bool {
     )
 }
 
-/// Lexical normalisation of `.` and `..` (no file-system access).
+/// Lexical normalisation of `.` and `..` (no file-system access). A `..` cancels the name
+/// before it, never another `..` (`../../base` stays so), and is nothing after the root.
 pub fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                Some(Component::ParentDir | Component::CurDir) | None => out.push(".."),
+            },
             other => out.push(other.as_os_str()),
         }
     }
@@ -119,6 +122,25 @@ impl Kustomizations {
 mod tests {
     use super::*;
     use crate::yaml::{Limits, parse_stream};
+
+    #[test]
+    fn parent_directories_cancel_names_only() {
+        let cases = [
+            ("../../base", "../../base"),
+            ("a/../../b", "../b"),
+            ("a/b/../../../c/./d", "../c/d"),
+            ("../x/../y", "../y"),
+            ("/../etc", "/etc"),
+            ("./", ""),
+        ];
+        for (path, normalised) in cases {
+            assert_eq!(
+                normalise(Path::new(path)),
+                PathBuf::from(normalised),
+                "{path}"
+            );
+        }
+    }
 
     #[test]
     fn namespace_applies_to_listed_files() {

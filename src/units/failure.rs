@@ -2,7 +2,7 @@
 //! wrapper and with paths relative to the working directory, at the `resources:` item it
 //! names when one can be found.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use super::discover::Tree;
@@ -35,7 +35,7 @@ pub(crate) fn read(message: &str, places: &Places<'_>, tree: &mut Tree) -> Failu
         wrapper,
         ..
     } = *places;
-    let mut directories = places.directories.clone();
+    let mut directories = with_ancestors(&places.directories);
     directories.sort_by_key(|(real, _)| std::cmp::Reverse(real.as_os_str().len()));
     let innermost_dir = quoted_after_last(message, RECURSED).map(PathBuf::from);
     let item = quoted_after_last(message, ACCUMULATING);
@@ -90,6 +90,31 @@ pub(crate) fn read(message: &str, places: &Places<'_>, tree: &mut Tree) -> Failu
         message: text,
         location,
     }
+}
+
+/// The unit's directories and, for each, the ancestors its reported name still names (up to the
+/// first `..` or the working directory, and only while the name resolves to the same place):
+/// a missing sibling the message names (`../datavolumes`) is then shown as the report names
+/// its parent, not by the resolved path a symlink on the way led to.
+fn with_ancestors(directories: &[(PathBuf, PathBuf)]) -> Vec<(PathBuf, PathBuf)> {
+    let mut out: Vec<(PathBuf, PathBuf)> = directories.to_vec();
+    for (real, shown) in directories {
+        let (mut real, mut shown) = (real.clone(), shown.clone());
+        while real.pop() && shown.pop() {
+            let named = matches!(
+                shown.components().next_back(),
+                Some(Component::Normal(_) | Component::RootDir)
+            );
+            if !named || std::fs::canonicalize(&shown).ok().as_ref() != Some(&real) {
+                break;
+            }
+            if out.iter().any(|(known, _)| *known == real) {
+                break;
+            }
+            out.push((real.clone(), shown.clone()));
+        }
+    }
+    out
 }
 
 fn first_line(file: &Arc<str>) -> Location {
@@ -171,5 +196,35 @@ mod tests {
         );
         assert_eq!(failure.message, "plain failure");
         assert_eq!(failure.location.file, fallback);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_missing_sibling_is_named_through_the_symlink_the_report_uses() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(temp.path()).unwrap();
+        std::fs::create_dir_all(top.join("real/repo/vm-and-dvs")).unwrap();
+        std::os::unix::fs::symlink(top.join("real"), top.join("link")).unwrap();
+        let real = top.join("real/repo");
+        let message = format!(
+            "accumulating resources from '../datavolumes': evalsymlink failure on '{real}/datavolumes' : lstat {real}/datavolumes: no such file or directory",
+            real = real.display()
+        );
+        let fallback: Arc<str> = Arc::from("link/repo/vm-and-dvs/kustomization.yaml");
+        let places = Places {
+            fallback: &fallback,
+            directories: vec![(real.join("vm-and-dvs"), top.join("link/repo/vm-and-dvs"))],
+            cwd: Path::new("/nonexistent"),
+            wrapper: Path::new("/nonexistent/wrapper"),
+        };
+        let failure = read(&message, &places, &mut Tree::new(None));
+        let shown = top.join("link/repo/datavolumes");
+        assert_eq!(
+            failure.message,
+            format!(
+                "accumulating resources from '../datavolumes': evalsymlink failure on '{shown}' : lstat {shown}: no such file or directory",
+                shown = shown.display()
+            )
+        );
     }
 }

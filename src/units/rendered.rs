@@ -181,7 +181,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                         }
                         remap(&mut node, Some(written), written.span);
                     }
-                    None => remap(&mut node, None, Span::default()),
+                    None => remap(&mut node, None, first_line()),
                 }
                 Arc::clone(&file.display)
             }
@@ -314,36 +314,56 @@ fn strip_annotations(node: &mut Node, origin: bool, transformations: bool) {
     }
 }
 
-/// The document of the origin file the rendered object came from: the one of the same kind
-/// whose name the rendered name contains (Kustomize adds prefixes and suffixes), the longest
-/// such name first.
+/// The document of the origin file the rendered object came from: the one whose name the
+/// rendered name contains (Kustomize adds prefixes and suffixes), the longest such name first,
+/// of the same kind when one is, else of any kind (a patch can replace `/kind`, as
+/// common-instancetypes does to make namespaced types of its cluster-wide ones); else the only
+/// document of the rendered kind, else the file's only document. The items of a `List` count
+/// as documents.
 fn matching_document<'a>(documents: &'a [Node], rendered: &Node) -> Option<&'a Node> {
+    let documents: Vec<&'a Node> = documents.iter().flat_map(list_items).collect();
     let kind = rendered.get("kind").and_then(Node::as_str);
-    let name = rendered
+    let name = name_of(rendered);
+    let best_named = |candidates: &mut dyn Iterator<Item = &'a Node>| {
+        candidates
+            .filter(|doc| {
+                let written = name_of(doc);
+                !written.is_empty() && name.contains(written)
+            })
+            .max_by_key(|doc| name_of(doc).len())
+    };
+    let same_kind = |doc: &&'a Node| doc.get("kind").and_then(Node::as_str) == kind;
+    best_named(&mut documents.iter().copied().filter(same_kind))
+        .or_else(|| best_named(&mut documents.iter().copied()))
+        .or_else(|| only(documents.iter().copied().filter(same_kind)))
+        .or_else(|| only(documents.iter().copied()))
+}
+
+/// The objects a document holds: the items of a `List` (`v1/List`, `VirtualMachineList`...),
+/// which Kustomize reads as separate resources, else the document itself.
+fn list_items(document: &Node) -> Vec<&Node> {
+    let is_list = document
+        .get("kind")
+        .and_then(Node::as_str)
+        .is_some_and(|kind| kind.ends_with("List"));
+    match document.get("items").and_then(Node::as_seq) {
+        Some(items) if is_list => items.iter().collect(),
+        _ => vec![document],
+    }
+}
+
+fn name_of(document: &Node) -> &str {
+    document
         .get("metadata")
         .and_then(|m| m.get("name"))
         .and_then(Node::as_str)
-        .unwrap_or_default();
-    let same_kind: Vec<&Node> = documents
-        .iter()
-        .filter(|doc| doc.get("kind").and_then(Node::as_str) == kind)
-        .collect();
-    let written_name = |doc: &&Node| {
-        doc.get("metadata")
-            .and_then(|m| m.get("name"))
-            .and_then(Node::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    same_kind
-        .iter()
-        .filter(|doc| {
-            let written = written_name(doc);
-            !written.is_empty() && name.contains(&written)
-        })
-        .max_by_key(|doc| written_name(doc).len())
-        .or_else(|| (same_kind.len() == 1).then(|| &same_kind[0]))
-        .copied()
+        .unwrap_or_default()
+}
+
+/// The single item of `items`, if there is exactly one.
+fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
 }
 
 /// Gives every node of `node` the position of the same node in `written`, or, for a node the
@@ -582,6 +602,36 @@ mod tests {
             matching_document(&documents, &rendered).unwrap(),
             &documents[2]
         );
+    }
+
+    #[test]
+    fn the_written_document_is_found_when_a_patch_replaced_the_kind() {
+        let documents = vec![
+            parse("kind: VirtualMachineClusterInstancetype\nmetadata: {name: cx1.large}\n"),
+            parse("kind: VirtualMachineClusterInstancetype\nmetadata: {name: cx1.large1gi}\n"),
+        ];
+        let rendered = parse("kind: VirtualMachineInstancetype\nmetadata: {name: cx1.large1gi}\n");
+        assert_eq!(
+            matching_document(&documents, &rendered).unwrap(),
+            &documents[1]
+        );
+        // Kind and name both replaced: the file's only document.
+        let rendered = parse("kind: ConfigMap\nmetadata: {name: renamed}\n");
+        assert_eq!(
+            matching_document(&documents[..1], &rendered).unwrap(),
+            &documents[0]
+        );
+        assert_eq!(matching_document(&documents, &rendered), None);
+    }
+
+    #[test]
+    fn the_items_of_a_list_are_documents() {
+        let documents = vec![parse(
+            "apiVersion: v1\nkind: List\nitems:\n- kind: VirtualMachine\n  metadata: {name: centos}\n- kind: VirtualMachine\n  metadata: {name: fedora}\n",
+        )];
+        let rendered = parse("kind: VirtualMachine\nmetadata: {name: fedora}\n");
+        let found = matching_document(&documents, &rendered).unwrap();
+        assert_eq!(found.span.start.line, 6);
     }
 
     #[test]
