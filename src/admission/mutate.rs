@@ -8,7 +8,7 @@ use super::list_limits;
 use crate::cluster::backports;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
-use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
+use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, is_set_at, str_of};
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};
@@ -145,7 +145,7 @@ fn mutate_by_webhook(
             inferred: false,
         };
     }
-    if at_keys(vm_json, &["metadata", "deletionTimestamp"]).is_some_and(|v| !v.is_null()) {
+    if is_set_at(vm_json, &["metadata", "deletionTimestamp"]) {
         return Mutation {
             vm: out,
             refusal: None,

@@ -48,7 +48,9 @@ use crate::cluster::backports;
 use crate::cluster::profile::ClusterProfile;
 use crate::controller::liveupdate::memory::validate_live_update_memory;
 use crate::k8s::quantity::Quantity;
-use crate::model::value::{Fields, at_keys};
+use crate::model::value::{
+    Fields, array_at, bool_at, i64_at, is_set_at, present_at, str_at, strs_at, u64_at,
+};
 
 /// A field below the VMI template spec, as the webhook prints it.
 macro_rules! ts {
@@ -66,7 +68,7 @@ const CONTROL_PLANE_ARCH: &str = "amd64";
 /// `spec.template.spec` is already expanded and defaulted), in the webhook's order. `create` is
 /// true for CREATE.
 pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause> {
-    let Some(template) = get(vm, &["spec", "template"]) else {
+    let Some(template) = present_at(vm, &["spec", "template"]) else {
         return vec![Cause::new(
             "spec.template",
             "missing virtual machine template.",
@@ -93,57 +95,16 @@ pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON access. A `null` is Go's nil: absent.
-
-fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    at_keys(value, path).filter(|v| !v.is_null())
-}
-
-fn has(value: &Value, path: &[&str]) -> bool {
-    get(value, path).is_some()
-}
-
-fn text<'a>(value: &'a Value, path: &[&str]) -> &'a str {
-    get(value, path).and_then(Value::as_str).unwrap_or("")
-}
-
-fn flag(value: &Value, path: &[&str]) -> Option<bool> {
-    get(value, path).and_then(Value::as_bool)
-}
-
-fn uint(value: &Value, path: &[&str]) -> u64 {
-    get(value, path).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn int(value: &Value, path: &[&str]) -> i64 {
-    get(value, path).and_then(Value::as_i64).unwrap_or(0)
-}
+// Reading the spec. A `null` is Go's nil: absent (`model::value`).
 
 /// How many of `keys` are set on `value`.
 fn count_present(value: &Value, keys: &[&str]) -> usize {
-    keys.iter().filter(|key| has(value, &[key])).count()
-}
-
-fn items<'a>(value: &'a Value, path: &[&str]) -> &'a [Value] {
-    get(value, path)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn strings<'a>(value: &'a Value, path: &[&str]) -> Vec<&'a str> {
-    items(value, path)
-        .iter()
-        .map(|v| v.as_str().unwrap_or(""))
-        .collect()
-}
-
-fn quantity(value: &Value, path: &[&str]) -> Option<Quantity> {
-    get(value, path).and_then(|v| Quantity::from_json(v).ok())
+    keys.iter().filter(|key| is_set_at(value, &[key])).count()
 }
 
 /// `spec.domain.resources.<kind>.<name>` (the webhook reads an absent one as zero).
 fn resource(spec: &Value, kind: &str, name: &str) -> Option<Quantity> {
-    quantity(spec, &["domain", "resources", kind, name])
+    Quantity::at(spec, &["domain", "resources", kind, name])
 }
 
 fn value_of(quantity: Option<&Quantity>) -> i64 {
@@ -205,13 +166,13 @@ fn live_update(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     if !rollout_live_update(profile) {
         return causes;
     }
-    if let Some(cpu) = get(spec, &["domain", "cpu"]) {
-        let (sockets, max) = (uint(cpu, &["sockets"]), uint(cpu, &["maxSockets"]));
+    if let Some(cpu) = present_at(spec, &["domain", "cpu"]) {
+        let (sockets, max) = (u64_at(cpu, &["sockets"]), u64_at(cpu, &["maxSockets"]));
         if sockets != 0 && max != 0 && sockets > max {
             causes.push(Cause::new(ts!("domain.cpu.sockets"), TOO_MANY_SOCKETS));
         }
     }
-    if let Some(max_guest) = quantity(spec, &["domain", "memory", "maxGuest"]) {
+    if let Some(max_guest) = Quantity::at(spec, &["domain", "memory", "maxGuest"]) {
         let architecture = architecture(spec, profile);
         let validated =
             validate_live_update_memory(spec, architecture, Some(&max_guest), profile.version);
@@ -231,7 +192,7 @@ fn rollout_live_update(profile: &ClusterProfile) -> bool {
 }
 
 fn architecture<'a>(spec: &'a Value, profile: &'a ClusterProfile) -> &'a str {
-    match text(spec, &["architecture"]) {
+    match str_at(spec, &["architecture"]) {
         "" => &profile.default_architecture,
         arch => arch,
     }
@@ -242,9 +203,9 @@ fn architecture<'a>(spec: &'a Value, profile: &'a ClusterProfile) -> &'a str {
 
 fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     let uses = |binding: &str| {
-        items(spec, &["domain", "devices", "interfaces"])
+        array_at(spec, &["domain", "devices", "interfaces"])
             .iter()
-            .any(|i| has(i, &[binding]))
+            .any(|i| is_set_at(i, &[binding]))
     };
     profile
         .feature_gates
@@ -264,7 +225,7 @@ fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile) -> Vec<Cau
 
 fn discontinued_bindings(spec: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
-    for (idx, iface) in items(spec, &["domain", "devices", "interfaces"])
+    for (idx, iface) in array_at(spec, &["domain", "devices", "interfaces"])
         .iter()
         .enumerate()
     {
@@ -273,7 +234,7 @@ fn discontinued_bindings(spec: &Value) -> Vec<Cause> {
             ("passt", "Passt network binding"),
             ("macvtap", "Macvtap network binding"),
         ] {
-            if has(iface, &[binding]) {
+            if is_set_at(iface, &[binding]) {
                 causes.push(Cause::new(
                     format!("{TEMPLATE_SPEC}.domain.devices.interfaces[{idx}].{binding}"),
                     format!("{name} has been discontinued since v1.3"),
@@ -299,7 +260,7 @@ const RESTRICTED_LABELS: &[&str] = &[
 /// `ValidateVirtualMachineInstanceMetadata` for a request from an ordinary user.
 fn template_metadata(template: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let labels = get(template, &["metadata", "labels"]).and_then(Value::as_object);
+    let labels = present_at(template, &["metadata", "labels"]).and_then(Value::as_object);
     if labels.is_some_and(|labels| {
         labels
             .keys()
@@ -311,7 +272,7 @@ fn template_metadata(template: &Value, profile: &ClusterProfile) -> Vec<Cause> {
         ));
     }
     let annotation = |key: &str| {
-        get(template, &["metadata", "annotations"])
+        present_at(template, &["metadata", "annotations"])
             .and_then(|a| a.get(key))
             .and_then(Value::as_str)
             .is_some_and(|v| !v.is_empty())
@@ -338,18 +299,21 @@ const DATA_VOLUME_SOURCES: &[&str] = &[
 /// `storageadmitters.ValidateDataVolumeTemplate`.
 fn data_volume_templates(vm_spec: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let volumes = items(vm_spec, &["template", "spec", "volumes"]);
-    for (idx, template) in items(vm_spec, &["dataVolumeTemplates"]).iter().enumerate() {
+    let volumes = array_at(vm_spec, &["template", "spec", "volumes"]);
+    for (idx, template) in array_at(vm_spec, &["dataVolumeTemplates"])
+        .iter()
+        .enumerate()
+    {
         let field = format!("spec.dataVolumeTemplate[{idx}]");
         if let Some(cause) = data_volume_template(&field, template) {
             causes.push(cause);
             continue;
         }
-        let name = text(template, &["metadata", "name"]);
+        let name = str_at(template, &["metadata", "name"]);
         let referenced = volumes.iter().any(|v| {
-            (has(v, &["persistentVolumeClaim"])
-                && text(v, &["persistentVolumeClaim", "claimName"]) == name)
-                || (has(v, &["dataVolume"]) && text(v, &["dataVolume", "name"]) == name)
+            (is_set_at(v, &["persistentVolumeClaim"])
+                && str_at(v, &["persistentVolumeClaim", "claimName"]) == name)
+                || (is_set_at(v, &["dataVolume"]) && str_at(v, &["dataVolume", "name"]) == name)
         });
         if !referenced {
             causes.push(Cause::new(
@@ -364,15 +328,15 @@ fn data_volume_templates(vm_spec: &Value) -> Vec<Cause> {
 fn data_volume_template(field: &str, template: &Value) -> Option<Cause> {
     let invalid =
         |suffix: &str, message: &str| Some(Cause::new(format!("{field}.{suffix}"), message));
-    if text(template, &["metadata", "name"]).is_empty() {
+    if str_at(template, &["metadata", "name"]).is_empty() {
         return Some(Cause::new(
             format!("{field}.name"),
             format!("'name' field must not be empty for DataVolumeTemplate entry {field}.name."),
         ));
     }
     let (pvc, storage) = (
-        get(template, &["spec", "pvc"]),
-        get(template, &["spec", "storage"]),
+        present_at(template, &["spec", "pvc"]),
+        present_at(template, &["spec", "storage"]),
     );
     let target = match (pvc, storage) {
         (None, None) => return invalid("PVC.Storage", "Missing Data volume PVC or Storage"),
@@ -384,9 +348,9 @@ fn data_volume_template(field: &str, template: &Value) -> Option<Cause> {
         }
         (Some(target), None) | (None, Some(target)) => target,
     };
-    let external = has(target, &["dataSourceRef"]) || has(target, &["dataSource"]);
-    let source = get(template, &["spec", "source"]);
-    let sourced = source.is_some() || has(template, &["spec", "sourceRef"]);
+    let external = is_set_at(target, &["dataSourceRef"]) || is_set_at(target, &["dataSource"]);
+    let source = present_at(template, &["spec", "source"]);
+    let sourced = source.is_some() || is_set_at(template, &["spec", "sourceRef"]);
     if external && sourced {
         return invalid(
             "source",
@@ -412,8 +376,8 @@ const RUN_STRATEGIES: &[&str] = &["Halted", "Manual", "Always", "RerunOnFailure"
 /// `validateRunStrategy`.
 fn run_strategy(vm_spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let running = has(vm_spec, &["running"]);
-    let strategy = get(vm_spec, &["runStrategy"]).map(|v| v.as_str().unwrap_or(""));
+    let running = is_set_at(vm_spec, &["running"]);
+    let strategy = present_at(vm_spec, &["runStrategy"]).map(|v| v.as_str().unwrap_or(""));
     if running && strategy.is_some() {
         causes.push(Cause::new(
             "spec.running",
@@ -458,17 +422,17 @@ impl<'a> Ctx<'a> {
     }
 
     fn cpu(&self) -> Option<&'a Value> {
-        get(self.spec, &["domain", "cpu"])
+        present_at(self.spec, &["domain", "cpu"])
     }
 
     fn dedicated(&self) -> bool {
         self.cpu()
-            .and_then(|cpu| flag(cpu, &["dedicatedCpuPlacement"]))
+            .and_then(|cpu| bool_at(cpu, &["dedicatedCpuPlacement"]))
             == Some(true)
     }
 
     fn devices(&self, key: &str) -> &'a [Value] {
-        items(self.spec, &["domain", "devices", key])
+        array_at(self.spec, &["domain", "devices", key])
     }
 }
 
@@ -600,7 +564,7 @@ fn dns1123_subdomain(value: &str) -> Vec<String> {
 }
 
 fn hostname(cx: &mut Ctx) {
-    let name = text(cx.spec, &["hostname"]);
+    let name = str_at(cx.spec, &["hostname"]);
     let errors = if name.is_empty() {
         Vec::new()
     } else {
@@ -617,7 +581,7 @@ fn hostname(cx: &mut Ctx) {
 }
 
 fn subdomain(cx: &mut Ctx) {
-    let name = text(cx.spec, &["subdomain"]);
+    let name = str_at(cx.spec, &["subdomain"]);
     let errors = if name.is_empty() {
         Vec::new()
     } else {
@@ -634,7 +598,7 @@ fn subdomain(cx: &mut Ctx) {
 }
 
 fn service_account_name(cx: &mut Ctx) {
-    let name = text(cx.spec, &["serviceAccountName"]);
+    let name = str_at(cx.spec, &["serviceAccountName"]);
     if name.is_empty() {
         return;
     }
@@ -647,11 +611,11 @@ fn service_account_name(cx: &mut Ctx) {
         );
         cx.push(ts!("serviceAccountName"), message);
     }
-    let volumes = items(cx.spec, &["volumes"]);
+    let volumes = array_at(cx.spec, &["volumes"]);
     let other = volumes
         .iter()
-        .filter(|v| has(v, &["serviceAccount"]))
-        .map(|v| text(v, &["serviceAccount", "serviceAccountName"]))
+        .filter(|v| is_set_at(v, &["serviceAccount"]))
+        .map(|v| str_at(v, &["serviceAccount", "serviceAccountName"]))
         .find(|other| *other != name);
     if let Some(other) = other {
         let message = format!(
@@ -711,10 +675,10 @@ fn memory_limits(cx: &mut Ctx) {
 }
 
 fn hugepages(cx: &mut Ctx) {
-    let Some(pages) = get(cx.spec, &["domain", "memory", "hugepages"]) else {
+    let Some(pages) = present_at(cx.spec, &["domain", "memory", "hugepages"]) else {
         return;
     };
-    let page_size = text(pages, &["pageSize"]);
+    let page_size = str_at(pages, &["pageSize"]);
     let size_field = if cx.profile.version.at_least(1, 8) {
         ts!("domain.memory.hugepages.pageSize")
     } else {
@@ -730,7 +694,7 @@ fn hugepages(cx: &mut Ctx) {
     let request = resource(cx.spec, "requests", "memory");
     let mut memory = value_of(request.as_ref());
     if memory == 0 {
-        memory = value_of(quantity(cx.spec, &["domain", "memory", "guest"]).as_ref());
+        memory = value_of(Quantity::at(cx.spec, &["domain", "memory", "guest"]).as_ref());
     }
     if memory == 0
         && cx
@@ -762,7 +726,7 @@ fn guest_memory_limit(cx: &mut Ctx) {
     if rollout_live_update(cx.profile) {
         return;
     }
-    let Some(guest) = quantity(cx.spec, &["domain", "memory", "guest"]) else {
+    let Some(guest) = Quantity::at(cx.spec, &["domain", "memory", "guest"]) else {
         return;
     };
     let limit = resource(cx.spec, "limits", "memory");
@@ -780,7 +744,7 @@ fn guest_memory_limit(cx: &mut Ctx) {
 }
 
 fn reserved_overhead(cx: &mut Ctx) {
-    if has(cx.spec, &["domain", "memory", "reservedOverhead"])
+    if is_set_at(cx.spec, &["domain", "memory", "reservedOverhead"])
         && !cx.gate("ReservedOverheadMemlock")
     {
         cx.push(
@@ -817,7 +781,7 @@ fn emulated_machines(arch: &str) -> &'static [&'static str] {
 }
 
 fn emulated_machine(cx: &mut Ctx) {
-    let machine = text(cx.spec, &["domain", "machine", "type"]);
+    let machine = str_at(cx.spec, &["domain", "machine", "type"]);
     if machine.is_empty() {
         return;
     }
@@ -844,11 +808,14 @@ fn emulated_machine(cx: &mut Ctx) {
 }
 
 fn firmware_acpi(cx: &mut Ctx) {
-    let Some(acpi) = get(cx.spec, &["domain", "firmware", "acpi"]) else {
+    let Some(acpi) = present_at(cx.spec, &["domain", "firmware", "acpi"]) else {
         return;
     };
     let field = ts!("acpi");
-    let (slic, msdm) = (text(acpi, &["slicNameRef"]), text(acpi, &["msdmNameRef"]));
+    let (slic, msdm) = (
+        str_at(acpi, &["slicNameRef"]),
+        str_at(acpi, &["msdmNameRef"]),
+    );
     if slic.is_empty() && msdm.is_empty() {
         cx.push(
             field,
@@ -860,11 +827,11 @@ fn firmware_acpi(cx: &mut Ctx) {
         if name.is_empty() {
             continue;
         }
-        let volume = items(cx.spec, &["volumes"])
+        let volume = array_at(cx.spec, &["volumes"])
             .iter()
-            .find(|v| text(v, &["name"]) == name);
+            .find(|v| str_at(v, &["name"]) == name);
         let message = match volume {
-            Some(v) if has(v, &["secret"]) => continue,
+            Some(v) if is_set_at(v, &["secret"]) => continue,
             Some(_) => format!("{field} refers to Volume of unsupported type."),
             None => format!("{field} does not have a matching Volume."),
         };
@@ -874,9 +841,11 @@ fn firmware_acpi(cx: &mut Ctx) {
 
 fn domain_spec(cx: &mut Ctx) {
     disks(cx);
-    let firmware = get(cx.spec, &["domain", "firmware"]);
+    let firmware = present_at(cx.spec, &["domain", "firmware"]);
     if let Some(firmware) = firmware {
-        if has(firmware, &["bootloader", "efi"]) && has(firmware, &["bootloader", "bios"]) {
+        if is_set_at(firmware, &["bootloader", "efi"])
+            && is_set_at(firmware, &["bootloader", "bios"])
+        {
             let field = ts!("domain.firmware.bootloader");
             cx.push(
                 field,
@@ -888,12 +857,12 @@ fn domain_spec(cx: &mut Ctx) {
         kernel_boot(cx, firmware);
     }
     let secure_boot = firmware.is_some_and(|f| {
-        has(f, &["bootloader", "efi"])
-            && flag(f, &["bootloader", "efi", "secureBoot"]) != Some(false)
+        is_set_at(f, &["bootloader", "efi"])
+            && bool_at(f, &["bootloader", "efi", "secureBoot"]) != Some(false)
     });
-    let smm = has(cx.spec, &["domain", "features", "smm"])
-        && flag(cx.spec, &["domain", "features", "smm", "enabled"]) != Some(false);
-    let tdx = has(cx.spec, &["domain", "launchSecurity", "tdx"]);
+    let smm = is_set_at(cx.spec, &["domain", "features", "smm"])
+        && bool_at(cx.spec, &["domain", "features", "smm", "enabled"]) != Some(false);
+    let tdx = is_set_at(cx.spec, &["domain", "launchSecurity", "tdx"]);
     if secure_boot && !smm && !tdx {
         let field = ts!("domain");
         cx.push(
@@ -904,11 +873,11 @@ fn domain_spec(cx: &mut Ctx) {
 }
 
 fn kernel_boot(cx: &mut Ctx, firmware: &Value) {
-    let Some(boot) = get(firmware, &["kernelBoot"]) else {
+    let Some(boot) = present_at(firmware, &["kernelBoot"]) else {
         return;
     };
-    let Some(container) = get(boot, &["container"]) else {
-        if !text(boot, &["kernelArgs"]).is_empty() {
+    let Some(container) = present_at(boot, &["container"]) else {
+        if !str_at(boot, &["kernelArgs"]).is_empty() {
             cx.push(
                 ts!("domain.firmware.kernelBoot.kernelArgs"),
                 "kernel arguments cannot be provided without an external kernel",
@@ -917,15 +886,15 @@ fn kernel_boot(cx: &mut Ctx, firmware: &Value) {
         return;
     };
     let field = ts!("domain.firmware.kernelBoot.container");
-    if text(container, &["image"]).is_empty() {
+    if str_at(container, &["image"]).is_empty() {
         cx.push(
             format!("{field}.image"),
             format!("{field} must be defined with an image"),
         );
     }
     let (kernel, initrd) = (
-        text(container, &["kernelPath"]),
-        text(container, &["initrdPath"]),
+        str_at(container, &["kernelPath"]),
+        str_at(container, &["initrdPath"]),
     );
     if kernel.is_empty() && initrd.is_empty() {
         cx.push(
@@ -1013,9 +982,9 @@ fn cpu_request_within_limit(cx: &mut Ctx) {
 
 /// `hwutil.GetNumberOfVCPUs`.
 fn vcpus(cpu: &Value) -> u64 {
-    [uint(cpu, &["sockets"]), uint(cpu, &["threads"])]
+    [u64_at(cpu, &["sockets"]), u64_at(cpu, &["threads"])]
         .into_iter()
-        .fold(uint(cpu, &["cores"]), |total, n| match (total, n) {
+        .fold(u64_at(cpu, &["cores"]), |total, n| match (total, n) {
             (_, 0) => total,
             (0, n) => n,
             (total, n) => total.saturating_mul(n),
@@ -1040,8 +1009,9 @@ fn memory_is_provided(cx: &mut Ctx) {
     {
         return;
     }
-    let memory = get(cx.spec, &["domain", "memory"]);
-    if memory.is_some_and(|m| has(m, &["hugepages"]) || nonzero(quantity(m, &["guest"]))) {
+    let memory = present_at(cx.spec, &["domain", "memory"]);
+    if memory.is_some_and(|m| is_set_at(m, &["hugepages"]) || nonzero(Quantity::at(m, &["guest"])))
+    {
         return;
     }
     let message = format!(
@@ -1116,7 +1086,7 @@ fn dedicated_cpu_amount(cx: &mut Ctx) {
 }
 
 fn thread_counts(cx: &mut Ctx) {
-    let threads = cx.cpu().map_or(0, |cpu| uint(cpu, &["threads"]));
+    let threads = cx.cpu().map_or(0, |cpu| u64_at(cpu, &["threads"]));
     if threads > 1 && architecture(cx.spec, cx.profile) == "arm64" {
         let message = format!(
             "threads must not be greater than 1 at {} (got {threads}) when {} is arm64",
@@ -1137,7 +1107,7 @@ fn thread_counts(cx: &mut Ctx) {
 fn numa(cx: &mut Ctx) {
     if !cx
         .cpu()
-        .is_some_and(|cpu| has(cpu, &["numa", "guestMappingPassthrough"]))
+        .is_some_and(|cpu| is_set_at(cpu, &["numa", "guestMappingPassthrough"]))
     {
         return;
     }
@@ -1155,7 +1125,7 @@ fn numa(cx: &mut Ctx) {
         );
         cx.push(field, message);
     }
-    if !has(cx.spec, &["domain", "memory", "hugepages"]) {
+    if !is_set_at(cx.spec, &["domain", "memory", "hugepages"]) {
         let message = format!(
             "{} must be requested when NUMA topology strategy is set in {field}",
             ts!("domain.memory.hugepages")
@@ -1167,7 +1137,7 @@ fn numa(cx: &mut Ctx) {
 fn isolate_emulator_thread(cx: &mut Ctx) {
     let isolated = cx
         .cpu()
-        .and_then(|cpu| flag(cpu, &["isolateEmulatorThread"]))
+        .and_then(|cpu| bool_at(cpu, &["isolateEmulatorThread"]))
         == Some(true);
     if isolated && !cx.dedicated() {
         cx.push(
@@ -1179,11 +1149,11 @@ fn isolate_emulator_thread(cx: &mut Ctx) {
 
 fn cpu_feature_policies(cx: &mut Ctx) {
     const POLICIES: &[&str] = &["", "force", "require", "optional", "disable", "forbid"];
-    let features = cx.cpu().map_or(&[][..], |cpu| items(cpu, &["features"]));
+    let features = cx.cpu().map_or(&[][..], |cpu| array_at(cpu, &["features"]));
     for (idx, feature) in features.iter().enumerate() {
-        let policy = text(feature, &["policy"]);
+        let policy = str_at(feature, &["policy"]);
         if !POLICIES.contains(&policy) {
-            let name = text(feature, &["name"]);
+            let name = str_at(feature, &["name"]);
             cx.push(
                 format!("{TEMPLATE_SPEC}.domain.cpu.features[{idx}].policy"),
                 format!("CPU feature {name} uses policy {policy} that is not supported."),
@@ -1196,14 +1166,14 @@ fn cpu_hotplug(cx: &mut Ctx) {
     let Some(cpu) = cx.cpu() else {
         return;
     };
-    let max = uint(cpu, &["maxSockets"]);
-    if max != 0 && uint(cpu, &["sockets"]) > max {
+    let max = u64_at(cpu, &["maxSockets"]);
+    if max != 0 && u64_at(cpu, &["sockets"]) > max {
         cx.push(ts!("domain.cpu.sockets"), TOO_MANY_SOCKETS);
     }
 }
 
 fn realtime(cx: &mut Ctx) {
-    if !cx.cpu().is_some_and(|cpu| has(cpu, &["realtime"])) {
+    if !cx.cpu().is_some_and(|cpu| is_set_at(cpu, &["realtime"])) {
         return;
     }
     if !cx.dedicated() {
@@ -1216,7 +1186,7 @@ fn realtime(cx: &mut Ctx) {
     }
     if !cx
         .cpu()
-        .is_some_and(|cpu| has(cpu, &["numa", "guestMappingPassthrough"]))
+        .is_some_and(|cpu| is_set_at(cpu, &["numa", "guestMappingPassthrough"]))
     {
         let field = ts!("domain.cpu.numa.guestMappingPassthrough");
         cx.push(
@@ -1230,7 +1200,7 @@ fn realtime(cx: &mut Ctx) {
 }
 
 fn start_strategy(cx: &mut Ctx) {
-    let Some(strategy) = get(cx.spec, &["startStrategy"]) else {
+    let Some(strategy) = present_at(cx.spec, &["startStrategy"]) else {
         return;
     };
     let field = ts!("startStrategy");
@@ -1240,7 +1210,7 @@ fn start_strategy(cx: &mut Ctx) {
             field,
             format!("{field} is set with an unrecognized option: {strategy}"),
         );
-    } else if has(cx.spec, &["livenessProbe"]) {
+    } else if is_set_at(cx.spec, &["livenessProbe"]) {
         let message = format!(
             "either {field} or {} should be provided.Pausing VMI with LivenessProbe is not supported",
             ts!("livenessProbe")
@@ -1253,7 +1223,7 @@ fn start_strategy(cx: &mut Ctx) {
 
 /// `netadmitter.Validator.Validate`.
 fn network(cx: &mut Ctx) {
-    let networks = items(cx.spec, &["networks"]);
+    let networks = array_at(cx.spec, &["networks"]);
     let interfaces = cx.devices("interfaces");
     single_pod_network(cx, networks);
     network_sources(cx, networks);
@@ -1269,21 +1239,21 @@ fn network(cx: &mut Ctx) {
             cx,
             idx,
             iface,
-            network_named(networks, text(iface, &["name"])),
+            network_named(networks, str_at(iface, &["name"])),
         );
     }
 }
 
 fn network_named<'a>(networks: &'a [Value], name: &str) -> Option<&'a Value> {
-    networks.iter().rev().find(|n| text(n, &["name"]) == name)
+    networks.iter().rev().find(|n| str_at(n, &["name"]) == name)
 }
 
 fn is_pod(network: Option<&Value>) -> bool {
-    network.is_some_and(|n| has(n, &["pod"]))
+    network.is_some_and(|n| is_set_at(n, &["pod"]))
 }
 
 fn is_default_multus(network: &Value) -> bool {
-    has(network, &["multus"]) && flag(network, &["multus", "default"]) == Some(true)
+    is_set_at(network, &["multus"]) && bool_at(network, &["multus", "default"]) == Some(true)
 }
 
 fn iface_field(idx: usize, child: &str) -> String {
@@ -1328,9 +1298,9 @@ fn network_sources(cx: &mut Ctx, networks: &[Value]) {
             _ => cx.push(field, "should have only one network type"),
         }
     }
-    let unnamed = networks
-        .iter()
-        .position(|n| has(n, &["multus"]) && text(n, &["multus", "networkName"]).is_empty());
+    let unnamed = networks.iter().position(|n| {
+        is_set_at(n, &["multus"]) && str_at(n, &["multus", "networkName"]).is_empty()
+    });
     if let Some(idx) = unnamed {
         cx.push(
             format!("{TEMPLATE_SPEC}.networks[{idx}]"),
@@ -1344,7 +1314,7 @@ fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
         .iter()
         .find(|n| is_pod(Some(n)) || is_default_multus(n));
     for (idx, iface) in interfaces.iter().enumerate() {
-        let (name, state) = (text(iface, &["name"]), text(iface, &["state"]));
+        let (name, state) = (str_at(iface, &["name"]), str_at(iface, &["state"]));
         let field = iface_field(idx, "state");
         if !matches!(state, "" | "absent" | "down" | "up") {
             cx.push(
@@ -1352,13 +1322,13 @@ fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
                 format!("logical {name} interface state value is unsupported: {state}"),
             );
         }
-        if has(iface, &["sriov"]) && matches!(state, "down" | "up") {
+        if is_set_at(iface, &["sriov"]) && matches!(state, "down" | "up") {
             cx.push(
                 field.clone(),
                 format!("{name:?} interface's state {state:?} is not supported for SR-IOV NICs"),
             );
         }
-        if state == "absent" && !has(iface, &["bridge"]) {
+        if state == "absent" && !is_set_at(iface, &["bridge"]) {
             cx.push(
                 field.clone(),
                 format!(
@@ -1366,7 +1336,7 @@ fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
                 ),
             );
         }
-        if state == "absent" && default_network.is_some_and(|n| text(n, &["name"]) == name) {
+        if state == "absent" && default_network.is_some_and(|n| str_at(n, &["name"]) == name) {
             cx.push(
                 field,
                 format!(
@@ -1380,7 +1350,7 @@ fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
 fn interface_bindings(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
     const BINDINGS: &[&str] = &["bridge", "masquerade", "sriov", "passtBinding", "binding"];
     for (idx, iface) in interfaces.iter().enumerate() {
-        let name = text(iface, &["name"]);
+        let name = str_at(iface, &["name"]);
         let on_pod = is_pod(network_named(networks, name));
         if count_present(iface, BINDINGS) != 1 {
             cx.push(
@@ -1388,31 +1358,33 @@ fn interface_bindings(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
                 format!("logical {name} interface must have exactly one binding method or binding plugin"),
             );
         }
-        if has(iface, &["masquerade"]) && !on_pod {
+        if is_set_at(iface, &["masquerade"]) && !on_pod {
             cx.push(
                 iface_field(idx, "name"),
                 "Masquerade interface only implemented with pod network",
             );
         }
-        if has(iface, &["masquerade"]) && text(iface, &["macAddress"]) == "02:00:00:00:00:00" {
+        if is_set_at(iface, &["masquerade"])
+            && str_at(iface, &["macAddress"]) == "02:00:00:00:00:00"
+        {
             cx.push(
                 iface_field(idx, "macAddress"),
                 "The requested MAC address is reserved for the in-pod bridge. Please choose another one.",
             );
         }
-        if has(iface, &["bridge"]) && on_pod && !cx.profile.permit_bridge_on_pod_network {
+        if is_set_at(iface, &["bridge"]) && on_pod && !cx.profile.permit_bridge_on_pod_network {
             cx.push(
                 iface_field(idx, "name"),
                 "Bridge on pod network configuration is not enabled under kubevirt-config",
             );
         }
-        if has(iface, &["passtBinding"]) && !cx.gate("PasstBinding") {
+        if is_set_at(iface, &["passtBinding"]) && !cx.gate("PasstBinding") {
             cx.push(
                 iface_field(idx, "name"),
                 "PasstBinding feature gate is not enabled",
             );
         }
-        if has(iface, &["passtBinding"]) && !on_pod {
+        if is_set_at(iface, &["passtBinding"]) && !on_pod {
             cx.push(
                 iface_field(idx, "name"),
                 "PasstBinding interface only implemented with pod network",
@@ -1426,7 +1398,7 @@ fn unique_names(cx: &mut Ctx, networks: &[Value], interfaces: &[Value], of_inter
     let list = if of_interfaces { interfaces } else { networks };
     let mut seen = HashSet::new();
     for (idx, item) in list.iter().enumerate() {
-        let name = text(item, &["name"]);
+        let name = str_at(item, &["name"]);
         if seen.insert(name) {
             continue;
         }
@@ -1446,8 +1418,8 @@ fn unique_names(cx: &mut Ctx, networks: &[Value], interfaces: &[Value], of_inter
 
 fn networks_have_interfaces(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
     for (idx, network) in networks.iter().enumerate() {
-        let name = text(network, &["name"]);
-        if !interfaces.iter().any(|i| text(i, &["name"]) == name) {
+        let name = str_at(network, &["name"]);
+        if !interfaces.iter().any(|i| str_at(i, &["name"]) == name) {
             let field = format!("{TEMPLATE_SPEC}.networks[{idx}].name");
             cx.push(field.clone(), format!("{field} '{name}' not found."));
         }
@@ -1456,7 +1428,7 @@ fn networks_have_interfaces(cx: &mut Ctx, networks: &[Value], interfaces: &[Valu
 
 fn interfaces_have_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
     for (idx, iface) in interfaces.iter().enumerate() {
-        let name = text(iface, &["name"]);
+        let name = str_at(iface, &["name"]);
         if network_named(networks, name).is_none() {
             let field = iface_field(idx, "name");
             cx.push(field.clone(), format!("{field} '{name}' not found."));
@@ -1465,7 +1437,7 @@ fn interfaces_have_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Valu
 }
 
 fn dra_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
-    if !networks.iter().any(|n| has(n, &["resourceClaim"])) {
+    if !networks.iter().any(|n| is_set_at(n, &["resourceClaim"])) {
         return;
     }
     if !cx.gate("NetworkDevicesWithDRA") {
@@ -1475,29 +1447,32 @@ fn dra_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
         );
         return;
     }
-    if networks.iter().any(|n| has(n, &["multus"])) {
+    if networks.iter().any(|n| is_set_at(n, &["multus"])) {
         cx.push(
             ts!("networks"),
             "mixing Multus and DRA resourceClaim networks in the same VMI is not supported",
         );
         return;
     }
-    let claims = strings_of(items(cx.spec, &["resourceClaims"]), "name");
+    let claims = strings_of(array_at(cx.spec, &["resourceClaims"]), "name");
     let mut first_by_pair: HashMap<String, usize> = HashMap::new();
     for (idx, network) in networks.iter().enumerate() {
-        let Some(claim) = get(network, &["resourceClaim"]) else {
+        let Some(claim) = present_at(network, &["resourceClaim"]) else {
             continue;
         };
-        let name = text(network, &["name"]);
-        let iface = interfaces.iter().find(|i| text(i, &["name"]) == name);
-        if iface.is_some_and(|i| !has(i, &["sriov"]) && !has(i, &["binding"])) {
+        let name = str_at(network, &["name"]);
+        let iface = interfaces.iter().find(|i| str_at(i, &["name"]) == name);
+        if iface.is_some_and(|i| !is_set_at(i, &["sriov"]) && !is_set_at(i, &["binding"])) {
             cx.push(
                 ts!("domain.devices.interfaces"),
                 format!("DRA network {name:?} requires an SR-IOV or binding plugin interface"),
             );
         }
         let field = format!("{TEMPLATE_SPEC}.networks[{idx}]");
-        let (claim_name, request) = (text(claim, &["claimName"]), text(claim, &["requestName"]));
+        let (claim_name, request) = (
+            str_at(claim, &["claimName"]),
+            str_at(claim, &["requestName"]),
+        );
         if claim_name.is_empty() {
             cx.push(
                 format!("{field}.resourceClaim.claimName"),
@@ -1531,7 +1506,7 @@ fn dra_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
 }
 
 fn strings_of<'a>(list: &'a [Value], key: &str) -> Vec<&'a str> {
-    list.iter().map(|item| text(item, &[key])).collect()
+    list.iter().map(|item| str_at(item, &[key])).collect()
 }
 
 fn interface_fields(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Value>) {
@@ -1539,7 +1514,7 @@ fn interface_fields(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Va
         "e1000", "e1000e", "igb", "ne2k_pci", "pcnet", "rtl8139", "virtio",
     ];
     let name_field = iface_field(idx, "name");
-    let name = text(iface, &["name"]);
+    let name = str_at(iface, &["name"]);
     if name.is_empty()
         || !name
             .bytes()
@@ -1550,28 +1525,28 @@ fn interface_fields(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Va
             "Network interface name can only contain alphabetical characters, numbers, dashes (-) or underscores (_)",
         );
     }
-    let model = text(iface, &["model"]);
+    let model = str_at(iface, &["model"]);
     if !model.is_empty() && !MODELS.contains(&model) {
         cx.push(
             iface_field(idx, "model"),
             format!("interface {name_field} uses model {model} that is not supported."),
         );
     }
-    if let Err(problem) = validate_mac(text(iface, &["macAddress"])) {
+    if let Err(problem) = validate_mac(str_at(iface, &["macAddress"])) {
         cx.push(
             iface_field(idx, "macAddress"),
             format!("interface {name_field} has {problem}."),
         );
     }
-    let pci = text(iface, &["pciAddress"]);
+    let pci = str_at(iface, &["pciAddress"]);
     if !pci.is_empty() && !is_pci_address(pci) {
         cx.push(
             iface_field(idx, "pciAddress"),
             format!("interface {name_field} has malformed PCI address ({pci})."),
         );
     }
-    if is_pod(network) && has(iface, &["ports"]) {
-        forward_ports(cx, idx, items(iface, &["ports"]));
+    if is_pod(network) && is_set_at(iface, &["ports"]) {
+        forward_ports(cx, idx, array_at(iface, &["ports"]));
     }
     port_ranges(cx, idx, iface, network);
     dhcp_options(cx, idx, iface);
@@ -1642,7 +1617,7 @@ fn is_valid_port_name(name: &str) -> bool {
 fn forward_ports(cx: &mut Ctx, idx: usize, ports: &[Value]) {
     let mut names = HashSet::new();
     for (port_idx, port) in ports.iter().enumerate() {
-        let name = text(port, &["name"]);
+        let name = str_at(port, &["name"]);
         let field = |child: &str| iface_field(idx, &format!("ports[{port_idx}].{child}"));
         if name.is_empty() {
             continue;
@@ -1656,14 +1631,14 @@ fn forward_ports(cx: &mut Ctx, idx: usize, ports: &[Value]) {
     }
     for (port_idx, port) in ports.iter().enumerate() {
         let field = |child: &str| iface_field(idx, &format!("ports[{port_idx}].{child}"));
-        let number = int(port, &["port"]);
+        let number = i64_at(port, &["port"]);
         if number == 0 {
             cx.push(field("port"), "Port field is mandatory.");
         }
         if !(0..65536).contains(&number) {
             cx.push(field("port"), "Port field must be in range 0 < x < 65536.");
         }
-        if !matches!(text(port, &["protocol"]), "" | "TCP" | "UDP") {
+        if !matches!(str_at(port, &["protocol"]), "" | "TCP" | "UDP") {
             cx.push(
                 field("protocol"),
                 "Unknown protocol, only TCP or UDP allowed",
@@ -1673,7 +1648,7 @@ fn forward_ports(cx: &mut Ctx, idx: usize, ports: &[Value]) {
 }
 
 fn port_ranges(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Value>) {
-    let present = has(iface, &["portRanges"]);
+    let present = is_set_at(iface, &["portRanges"]);
     if !cx.gate("PortRangesSpec") {
         if present {
             cx.push(
@@ -1686,19 +1661,19 @@ fn port_ranges(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Value>)
     if !present || !is_pod(network) {
         return;
     }
-    if has(iface, &["ports"]) {
+    if is_set_at(iface, &["ports"]) {
         cx.push(
             iface_field(idx, "name"),
             "Cannot define both ports and portRanges on interface",
         );
     }
-    if !has(iface, &["masquerade"]) {
+    if !is_set_at(iface, &["masquerade"]) {
         cx.push(
             iface_field(idx, "name"),
             "portRanges are only supported on masquerade interfaces",
         );
     }
-    let ranges = items(iface, &["portRanges"]);
+    let ranges = array_at(iface, &["portRanges"]);
     if ranges.len() > 10 {
         cx.push(
             iface_field(idx, "portRanges"),
@@ -1711,9 +1686,9 @@ fn port_ranges(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Value>)
     for (range_idx, range) in ranges.iter().enumerate() {
         let field = |child: &str| iface_field(idx, &format!("portRanges[{range_idx}].{child}"));
         let (protocol, start, end) = (
-            text(range, &["protocol"]),
-            int(range, &["start"]),
-            int(range, &["end"]),
+            str_at(range, &["protocol"]),
+            i64_at(range, &["start"]),
+            i64_at(range, &["end"]),
         );
         if !matches!(protocol, "TCP" | "UDP") {
             cx.push(
@@ -1751,12 +1726,12 @@ fn port_ranges(cx: &mut Ctx, idx: usize, iface: &Value, network: Option<&Value>)
 }
 
 fn dhcp_options(cx: &mut Ctx, idx: usize, iface: &Value) {
-    let Some(options) = get(iface, &["dhcpOptions"]) else {
+    let Some(options) = present_at(iface, &["dhcpOptions"]) else {
         return;
     };
-    let private: Vec<i64> = items(options, &["privateOptions"])
+    let private: Vec<i64> = array_at(options, &["privateOptions"])
         .iter()
-        .map(|o| int(o, &["option"]))
+        .map(|o| i64_at(o, &["option"]))
         .collect();
     if private.iter().collect::<HashSet<_>>().len() < private.len() {
         cx.push(
@@ -1772,7 +1747,7 @@ fn dhcp_options(cx: &mut Ctx, idx: usize, iface: &Value) {
             );
         }
     }
-    for (server_idx, server) in strings(options, &["ntpServers"]).iter().enumerate() {
+    for (server_idx, server) in strs_at(options, &["ntpServers"]).iter().enumerate() {
         let ipv4 = match server.parse::<IpAddr>() {
             Ok(IpAddr::V4(_)) => true,
             Ok(IpAddr::V6(v6)) => v6.to_ipv4_mapped().is_some(),
@@ -1800,7 +1775,7 @@ fn dra(cx: &mut Ctx) {
         let enabled = cx.gate(gate_name);
         used.extend(dra_devices(cx, key, kind, enabled, reject_mixed));
     }
-    let declared = strings_of(items(cx.spec, &["resourceClaims"]), "name");
+    let declared = strings_of(array_at(cx.spec, &["resourceClaims"]), "name");
     if used.iter().any(|claim| !declared.contains(claim)) {
         cx.push(
             ts!("resourceClaims"),
@@ -1811,9 +1786,9 @@ fn dra(cx: &mut Ctx) {
 
 fn resource_claims(cx: &mut Ctx) {
     let mut names = HashSet::new();
-    for (idx, claim) in items(cx.spec, &["resourceClaims"]).iter().enumerate() {
+    for (idx, claim) in array_at(cx.spec, &["resourceClaims"]).iter().enumerate() {
         let field = format!("{TEMPLATE_SPEC}.resourceClaims[{idx}]");
-        let name = text(claim, &["name"]);
+        let name = str_at(claim, &["name"]);
         if name.is_empty() {
             cx.push(
                 format!("{field}.name"),
@@ -1835,8 +1810,8 @@ fn resource_claims(cx: &mut Ctx) {
             }
         }
         let (by_name, by_template) = (
-            get(claim, &["resourceClaimName"]),
-            get(claim, &["resourceClaimTemplateName"]),
+            present_at(claim, &["resourceClaimName"]),
+            present_at(claim, &["resourceClaimTemplateName"]),
         );
         match (by_name, by_template) {
             (Some(_), Some(_)) => {
@@ -1874,9 +1849,9 @@ fn dra_devices<'a>(
     reject_mixed: bool,
 ) -> Vec<&'a str> {
     let field = format!("{TEMPLATE_SPEC}.domain.devices.{key}");
-    let devices = items(cx.spec, &["domain", "devices", key]);
-    let has_claim = |d: &Value| has(d, &["claimName"]) || has(d, &["requestName"]);
-    let is_dra = |d: &Value| text(d, &["deviceName"]).is_empty() && has_claim(d);
+    let devices = array_at(cx.spec, &["domain", "devices", key]);
+    let has_claim = |d: &Value| is_set_at(d, &["claimName"]) || is_set_at(d, &["requestName"]);
+    let is_dra = |d: &Value| str_at(d, &["deviceName"]).is_empty() && has_claim(d);
     let (dra, plain): (Vec<_>, Vec<_>) = devices.iter().enumerate().partition(|(_, d)| is_dra(d));
     if reject_mixed && !dra.is_empty() && !plain.is_empty() {
         let message = format!(
@@ -1886,7 +1861,7 @@ fn dra_devices<'a>(
         return Vec::new();
     }
     for (_, device) in &plain {
-        if text(device, &["deviceName"]).is_empty() {
+        if str_at(device, &["deviceName"]).is_empty() {
             let message = format!(
                 "vmi.spec.domain.devices.{key} contains {kind}s without deviceName or claimRequest; each {kind} must specify either a deviceName or a claimRequest"
             );
@@ -1908,7 +1883,10 @@ fn dra_devices<'a>(
     let mut claims = Vec::new();
     let mut pairs = HashSet::new();
     for (idx, device) in dra {
-        let (claim, request) = (text(device, &["claimName"]), text(device, &["requestName"]));
+        let (claim, request) = (
+            str_at(device, &["claimName"]),
+            str_at(device, &["requestName"]),
+        );
         if claim.is_empty() {
             cx.push(
                 format!("{field}[{idx}].claimName"),
@@ -1940,14 +1918,14 @@ fn dra_devices<'a>(
 
 /// `validateBootOrder`: disks need a volume, LUN and downward-metrics pairing, unique boot orders.
 fn boot_order(cx: &mut Ctx) {
-    let volumes = items(cx.spec, &["volumes"]);
+    let volumes = array_at(cx.spec, &["volumes"]);
     let mut orders = HashSet::new();
     for (idx, disk) in cx.devices("disks").iter().enumerate() {
         let field = format!("{TEMPLATE_SPEC}.domain.devices.disks[{idx}]");
-        let name = text(disk, &["name"]);
-        let volume = volumes.iter().rev().find(|v| text(v, &["name"]) == name);
+        let name = str_at(disk, &["name"]);
+        let volume = volumes.iter().rev().find(|v| str_at(v, &["name"]) == name);
         if volume.is_none() {
-            if !has(disk, &["cdrom"]) {
+            if !is_set_at(disk, &["cdrom"]) {
                 cx.push(
                     format!("{field}.name"),
                     format!("{field}.Name '{name}' not found."),
@@ -1962,7 +1940,7 @@ fn boot_order(cx: &mut Ctx) {
         if let Some(volume) = volume {
             disk_volume_pairing(cx, &field, disk, volume);
         }
-        let order = get(disk, &["bootOrder"]).and_then(Value::as_u64);
+        let order = present_at(disk, &["bootOrder"]).and_then(Value::as_u64);
         if order.is_some_and(|order| !orders.insert(order)) {
             let bad = format!("{field}.bootOrder");
             cx.push(
@@ -1972,7 +1950,7 @@ fn boot_order(cx: &mut Ctx) {
         }
     }
     for (idx, iface) in cx.devices("interfaces").iter().enumerate() {
-        let Some(order) = get(iface, &["bootOrder"]).and_then(Value::as_u64) else {
+        let Some(order) = present_at(iface, &["bootOrder"]).and_then(Value::as_u64) else {
             continue;
         };
         if order < 1 {
@@ -1989,9 +1967,9 @@ fn boot_order(cx: &mut Ctx) {
 }
 
 fn disk_volume_pairing(cx: &mut Ctx, field: &str, disk: &Value, volume: &Value) {
-    if has(disk, &["lun"])
-        && !has(volume, &["persistentVolumeClaim"])
-        && !has(volume, &["dataVolume"])
+    if is_set_at(disk, &["lun"])
+        && !is_set_at(volume, &["persistentVolumeClaim"])
+        && !is_set_at(volume, &["dataVolume"])
     {
         let lun = format!("{field}.lun");
         cx.push(
@@ -1999,11 +1977,11 @@ fn disk_volume_pairing(cx: &mut Ctx, field: &str, disk: &Value, volume: &Value) 
             format!("{lun} can only be mapped to a DataVolume or PersistentVolumeClaim volume."),
         );
     }
-    if !has(volume, &["downwardMetrics"]) {
+    if !is_set_at(volume, &["downwardMetrics"]) {
         return;
     }
-    let bus = text(disk, &["disk", "bus"]);
-    if !has(disk, &["disk"]) {
+    let bus = str_at(disk, &["disk", "bus"]);
+    if !is_set_at(disk, &["disk"]) {
         let target = format!("{field}.disk");
         let message = format!(
             "DownwardMetrics volume must be mapped to a disk, but disk is not set on {target}."
@@ -2025,7 +2003,7 @@ fn disks(cx: &mut Ctx) {
     // length limit keeps that at most 256 * 255 / 2 causes.
     let mut earlier_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (idx, disk) in list.iter().enumerate() {
-        let name = text(disk, &["name"]);
+        let name = str_at(disk, &["name"]);
         let field = format!("{TEMPLATE_SPEC}.domain.devices.disks[{idx}]");
         let earlier = earlier_by_name.entry(name).or_default();
         for other_idx in earlier.iter() {
@@ -2042,7 +2020,7 @@ fn disks(cx: &mut Ctx) {
             );
         }
         disk_pci_address(cx, idx, disk);
-        if get(disk, &["bootOrder"]).and_then(Value::as_u64) == Some(0) {
+        if present_at(disk, &["bootOrder"]).and_then(Value::as_u64) == Some(0) {
             cx.push(
                 format!("{field}.bootOrder"),
                 format!("{field} must have a boot order > 0, if supplied"),
@@ -2058,17 +2036,17 @@ fn disks(cx: &mut Ctx) {
 fn disk_target(disk: &Value) -> (&'static str, &str) {
     ["disk", "lun", "cdrom"]
         .into_iter()
-        .find(|key| has(disk, &[*key]))
-        .map_or(("", ""), |key| (key, text(disk, &[key, "bus"])))
+        .find(|key| is_set_at(disk, &[*key]))
+        .map_or(("", ""), |key| (key, str_at(disk, &[key, "bus"])))
 }
 
 fn disk_pci_address(cx: &mut Ctx, idx: usize, disk: &Value) {
-    let address = text(disk, &["disk", "pciAddress"]);
+    let address = str_at(disk, &["disk", "pciAddress"]);
     if address.is_empty() {
         return;
     }
     let base = format!("{TEMPLATE_SPEC}.domain.devices.disks.domain.devices.disks.disk[{idx}]");
-    if text(disk, &["disk", "bus"]) != "virtio" {
+    if str_at(disk, &["disk", "bus"]) != "virtio" {
         let message = format!(
             "disk {base}.name - setting a PCI address is only possible with bus type virtio."
         );
@@ -2096,7 +2074,7 @@ fn disk_bus(cx: &mut Ctx, idx: usize, disk: &Value) {
                 format!("Bus type {bus} is invalid for CD-ROM device"),
             );
         }
-        "sata" if flag(disk, &["disk", "readOnly"]) == Some(true) => {
+        "sata" if bool_at(disk, &["disk", "readOnly"]) == Some(true) => {
             cx.push(
                 format!("{field}.disk.bus"),
                 format!("{bus} hard-disks do not support read-only."),
@@ -2110,7 +2088,7 @@ fn disk_bus(cx: &mut Ctx, idx: usize, disk: &Value) {
             cx.push(format!("{field}.{target}.bus"), message);
         }
     }
-    if flag(disk, &["dedicatedIOThread"]) == Some(true) && bus != "virtio" {
+    if bool_at(disk, &["dedicatedIOThread"]) == Some(true) && bus != "virtio" {
         cx.push(
             format!("{TEMPLATE_SPEC}.domain.devices.disks.domain.devices.disks[{idx}]"),
             format!("IOThreads are not supported for disks on a {bus} bus"),
@@ -2120,7 +2098,7 @@ fn disk_bus(cx: &mut Ctx, idx: usize, disk: &Value) {
 
 fn disk_attributes(cx: &mut Ctx, idx: usize, disk: &Value) {
     let field = format!("{TEMPLATE_SPEC}.domain.devices.disks[{idx}]");
-    let serial = text(disk, &["serial"]);
+    let serial = str_at(disk, &["serial"]);
     if !serial.is_empty()
         && !serial
             .bytes()
@@ -2135,14 +2113,14 @@ fn disk_attributes(cx: &mut Ctx, idx: usize, disk: &Value) {
         let message = format!("{field} must be less than or equal to 256 in length, if specified");
         cx.push(format!("{field}.serial"), message);
     }
-    let cache = text(disk, &["cache"]);
+    let cache = str_at(disk, &["cache"]);
     if !matches!(cache, "" | "none" | "writethrough" | "writeback") {
         cx.push(
             format!("{field}.cache"),
             format!("{field}.cache has invalid value {cache}"),
         );
     }
-    let io = text(disk, &["io"]);
+    let io = str_at(disk, &["io"]);
     if !matches!(io, "" | "native" | "threads") {
         let message = format!(
             "Disk IO mode for {TEMPLATE_SPEC}.domain.devices.disks is not supported. Supported modes are: native, threads."
@@ -2152,7 +2130,7 @@ fn disk_attributes(cx: &mut Ctx, idx: usize, disk: &Value) {
             message,
         );
     }
-    if let Some(policy) = get(disk, &["errorPolicy"]) {
+    if let Some(policy) = present_at(disk, &["errorPolicy"]) {
         let policy = policy.as_str().unwrap_or("");
         if !matches!(policy, "stop" | "ignore" | "report" | "enospace") {
             cx.push(
@@ -2161,7 +2139,7 @@ fn disk_attributes(cx: &mut Ctx, idx: usize, disk: &Value) {
             );
         }
     }
-    for error in dns1123_label(text(disk, &["name"])) {
+    for error in dns1123_label(str_at(disk, &["name"])) {
         cx.push(
             format!("{TEMPLATE_SPEC}.domain.devices.disks.domain.devices.disks[{idx}].name"),
             error,
@@ -2170,12 +2148,12 @@ fn disk_attributes(cx: &mut Ctx, idx: usize, disk: &Value) {
 }
 
 fn block_size(cx: &mut Ctx, idx: usize, disk: &Value) {
-    let Some(custom) = get(disk, &["blockSize", "custom"]) else {
+    let Some(custom) = present_at(disk, &["blockSize", "custom"]) else {
         return;
     };
     let field = format!("{TEMPLATE_SPEC}.domain.devices.disks[{idx}].blockSize");
-    if has(disk, &["blockSize", "matchVolume"])
-        && flag(disk, &["blockSize", "matchVolume", "enabled"]) != Some(false)
+    if is_set_at(disk, &["blockSize", "matchVolume"])
+        && bool_at(disk, &["blockSize", "matchVolume", "enabled"]) != Some(false)
     {
         cx.push(
             field,
@@ -2183,8 +2161,8 @@ fn block_size(cx: &mut Ctx, idx: usize, disk: &Value) {
         );
         return;
     }
-    let (logical, physical) = (uint(custom, &["logical"]), uint(custom, &["physical"]));
-    let discard = get(custom, &["discardGranularity"]).and_then(Value::as_u64);
+    let (logical, physical) = (u64_at(custom, &["logical"]), u64_at(custom, &["physical"]));
+    let discard = present_at(custom, &["discardGranularity"]).and_then(Value::as_u64);
     if logical > physical {
         let message = format!(
             "Logical size {logical} must be the same or less than the physical size of {physical}"
@@ -2238,11 +2216,11 @@ const VOLUME_SOURCES: &[&str] = &[
 
 /// `validateVolumes`.
 fn volumes(cx: &mut Ctx) {
-    let list = items(cx.spec, &["volumes"]);
+    let list = array_at(cx.spec, &["volumes"]);
     let mut first_by_name: HashMap<&str, usize> = HashMap::new();
     for (idx, volume) in list.iter().enumerate() {
         let field = format!("{TEMPLATE_SPEC}.volumes[{idx}]");
-        let name = text(volume, &["name"]);
+        let name = str_at(volume, &["name"]);
         let first = *first_by_name.entry(name).or_insert(idx);
         if first != idx {
             let message = format!(
@@ -2250,7 +2228,8 @@ fn volumes(cx: &mut Ctx) {
             );
             cx.push(format!("{field}.name"), message);
         }
-        if has(volume, &["dataVolume"]) && text(volume, &["dataVolume", "name"]).is_empty() {
+        if is_set_at(volume, &["dataVolume"]) && str_at(volume, &["dataVolume", "name"]).is_empty()
+        {
             cx.push(format!("{field}.name"), "DataVolume 'name' must be set");
         }
         if count_present(volume, VOLUME_SOURCES) != 1 {
@@ -2267,7 +2246,7 @@ fn volumes(cx: &mut Ctx) {
         ("downwardMetrics", "downwardMetric"),
         ("memoryDump", "memory dump"),
     ] {
-        if list.iter().filter(|v| has(v, &[key])).count() > 1 {
+        if list.iter().filter(|v| is_set_at(v, &[key])).count() > 1 {
             let field = ts!("volumes");
             cx.push(
                 field,
@@ -2278,13 +2257,13 @@ fn volumes(cx: &mut Ctx) {
 }
 
 fn volume_sources(cx: &mut Ctx, field: &str, volume: &Value) {
-    if has(volume, &["downwardMetrics"]) && !cx.gate("DownwardMetrics") {
+    if is_set_at(volume, &["downwardMetrics"]) && !cx.gate("DownwardMetrics") {
         cx.push(
             field,
             "downwardMetrics disks are not allowed: DownwardMetrics feature gate is not enabled.",
         );
     }
-    if let Some(disk) = get(volume, &["hostDisk"]) {
+    if let Some(disk) = present_at(volume, &["hostDisk"]) {
         host_disk(cx, field, disk);
     }
     for (source, key) in [
@@ -2292,7 +2271,7 @@ fn volume_sources(cx: &mut Ctx, field: &str, volume: &Value) {
         ("secret", "secretName"),
         ("serviceAccount", "serviceAccountName"),
     ] {
-        if has(volume, &[source]) && text(volume, &[source, key]).is_empty() {
+        if is_set_at(volume, &[source]) && str_at(volume, &[source, key]).is_empty() {
             let required = format!("{field}.{source}.{key}");
             cx.push(required.clone(), format!("{required} is a required field"));
         }
@@ -2303,14 +2282,14 @@ fn host_disk(cx: &mut Ctx, field: &str, disk: &Value) {
     if !cx.gate("HostDisk") {
         cx.push(field, "HostDisk feature gate is not enabled");
     }
-    if text(disk, &["path"]).is_empty() {
+    if str_at(disk, &["path"]).is_empty() {
         let path = format!("{field}.hostDisk.path");
         cx.push(
             path.clone(),
             format!("{path} is required for hostDisk volume"),
         );
     }
-    let kind = text(disk, &["type"]);
+    let kind = str_at(disk, &["type"]);
     let type_field = format!("{field}.hostDisk.type");
     if !matches!(kind, "Disk" | "DiskOrCreate") {
         let message = format!(
@@ -2318,7 +2297,7 @@ fn host_disk(cx: &mut Ctx, field: &str, disk: &Value) {
         );
         cx.push(type_field.clone(), message);
     }
-    let capacity = quantity(disk, &["capacity"]).is_some_and(|c| !c.is_zero());
+    let capacity = Quantity::at(disk, &["capacity"]).is_some_and(|c| !c.is_zero());
     if kind == "Disk" && capacity {
         let capacity_field = format!("{field}.hostDisk.capacity");
         let message = format!(
@@ -2358,7 +2337,7 @@ fn base64_decoded_len(input: &str) -> (usize, bool) {
 fn cloud_init(cx: &mut Ctx, field: &str, volume: &Value) {
     let Some((kind, source)) = ["cloudInitNoCloud", "cloudInitConfigDrive"]
         .into_iter()
-        .find_map(|kind| get(volume, &[kind]).map(|source| (kind, source)))
+        .find_map(|kind| present_at(volume, &[kind]).map(|source| (kind, source)))
     else {
         return;
     };
@@ -2419,10 +2398,10 @@ fn cloud_init_data(
     [secret, encoded, plain]: [&str; 3],
 ) -> CloudInitData {
     let mut data = CloudInitData { sources: 0, len: 0 };
-    if !text(source, &[secret, "name"]).is_empty() {
+    if !str_at(source, &[secret, "name"]).is_empty() {
         data.sources += 1;
     }
-    let encoded_text = text(source, &[encoded]);
+    let encoded_text = str_at(source, &[encoded]);
     if !encoded_text.is_empty() {
         data.sources += 1;
         let (len, valid) = base64_decoded_len(encoded_text);
@@ -2436,7 +2415,7 @@ fn cloud_init_data(
         }
         data.len = len;
     }
-    let plain_text = text(source, &[plain]);
+    let plain_text = str_at(source, &[plain]);
     if !plain_text.is_empty() {
         data.sources += 1;
         data.len = plain_text.len();
@@ -2445,8 +2424,8 @@ fn cloud_init_data(
 }
 
 fn container_disk_paths(cx: &mut Ctx) {
-    for (idx, volume) in items(cx.spec, &["volumes"]).iter().enumerate() {
-        let path = text(volume, &["containerDisk", "path"]);
+    for (idx, volume) in array_at(cx.spec, &["volumes"]).iter().enumerate() {
+        let path = str_at(volume, &["containerDisk", "path"]);
         if !path.is_empty() {
             let field = format!("{TEMPLATE_SPEC}.volumes[{idx}].containerDisk");
             cx.causes.extend(validate_path(&field, path));
@@ -2455,7 +2434,7 @@ fn container_disk_paths(cx: &mut Ctx) {
 }
 
 fn utility_volumes(cx: &mut Ctx) {
-    if has(cx.spec, &["utilityVolumes"]) {
+    if is_set_at(cx.spec, &["utilityVolumes"]) {
         cx.push(
             ts!("utilityVolumes"),
             "cannot create VMI with utility volumes in spec, utility volumes can only be added via hotplug",
@@ -2468,13 +2447,13 @@ fn utility_volumes(cx: &mut Ctx) {
 fn input_devices(cx: &mut Ctx) {
     for (idx, input) in cx.devices("inputs").iter().enumerate() {
         let field = format!("{TEMPLATE_SPEC}.domain.devices.inputs[{idx}]");
-        if !matches!(text(input, &["bus"]), "" | "virtio" | "usb") {
+        if !matches!(str_at(input, &["bus"]), "" | "virtio" | "usb") {
             cx.push(
                 format!("{field}.bus"),
                 "Input device can have only virtio or usb bus.",
             );
         }
-        if text(input, &["type"]) != "tablet" {
+        if str_at(input, &["type"]) != "tablet" {
             cx.push(
                 format!("{field}.type"),
                 "Input device can have only tablet type.",
@@ -2484,7 +2463,7 @@ fn input_devices(cx: &mut Ctx) {
 }
 
 fn io_threads_policy(cx: &mut Ctx) {
-    let Some(policy) = get(cx.spec, &["domain", "ioThreadsPolicy"]) else {
+    let Some(policy) = present_at(cx.spec, &["domain", "ioThreadsPolicy"]) else {
         return;
     };
     let policy = policy.as_str().unwrap_or("");
@@ -2500,7 +2479,7 @@ fn io_threads_policy(cx: &mut Ctx) {
     if !pool_known {
         return;
     }
-    let count = get(
+    let count = present_at(
         cx.spec,
         &["domain", "ioThreads", "supplementalPoolThreadCount"],
     )
@@ -2515,7 +2494,7 @@ fn io_threads_policy(cx: &mut Ctx) {
 
 fn probes(cx: &mut Ctx) {
     for key in ["readinessProbe", "livenessProbe"] {
-        let Some(probe) = get(cx.spec, &[key]) else {
+        let Some(probe) = present_at(cx.spec, &[key]) else {
             continue;
         };
         let field = format!("{TEMPLATE_SPEC}.{key}");
@@ -2533,15 +2512,15 @@ fn probes(cx: &mut Ctx) {
             cx.push(field, message);
         }
     }
-    if items(cx.spec, &["networks"])
+    if array_at(cx.spec, &["networks"])
         .iter()
-        .any(|n| has(n, &["pod"]))
+        .any(|n| is_set_at(n, &["pod"]))
     {
         return;
     }
     for key in ["readinessProbe", "livenessProbe"] {
         for handler in ["httpGet", "tcpSocket"] {
-            if has(cx.spec, &[key, handler]) {
+            if is_set_at(cx.spec, &[key, handler]) {
                 let field = format!("{TEMPLATE_SPEC}.{key}.{handler}");
                 cx.push(
                     field.clone(),
@@ -2559,29 +2538,32 @@ fn access_credentials(cx: &mut Ctx) {
         cx.causes.push(cause);
         return;
     }
-    let volumes = items(cx.spec, &["volumes"]);
-    let no_cloud = volumes.iter().any(|v| has(v, &["cloudInitNoCloud"]));
-    let config_drive = volumes.iter().any(|v| has(v, &["cloudInitConfigDrive"]));
-    for (idx, credential) in items(cx.spec, &["accessCredentials"]).iter().enumerate() {
+    let volumes = array_at(cx.spec, &["volumes"]);
+    let no_cloud = volumes.iter().any(|v| is_set_at(v, &["cloudInitNoCloud"]));
+    let config_drive = volumes
+        .iter()
+        .any(|v| is_set_at(v, &["cloudInitConfigDrive"]));
+    for (idx, credential) in array_at(cx.spec, &["accessCredentials"]).iter().enumerate() {
         let field = format!("{TEMPLATE_SPEC}.accessCredentials[{idx}]");
         let mut types = 0;
-        if let Some(ssh) = get(credential, &["sshPublicKey"]) {
+        if let Some(ssh) = present_at(credential, &["sshPublicKey"]) {
             types += 1;
             let method = format!("{field}.sshPublicKey.propagationMethod");
-            if has(ssh, &["propagationMethod", "noCloud"]) && !no_cloud {
+            if is_set_at(ssh, &["propagationMethod", "noCloud"]) && !no_cloud {
                 let message = format!(
                     "{field} requires a noCloud volume to exist when the noCloud propagationMethod is in use."
                 );
                 cx.push(method.clone(), message);
             }
-            if has(ssh, &["propagationMethod", "configDrive"]) && !config_drive {
+            if is_set_at(ssh, &["propagationMethod", "configDrive"]) && !config_drive {
                 let message = format!(
                     "{field} requires a configDrive volume to exist when the configDrive propagationMethod is in use."
                 );
                 cx.push(method.clone(), message);
             }
-            let agent = has(ssh, &["propagationMethod", "qemuGuestAgent"]);
-            if agent && items(ssh, &["propagationMethod", "qemuGuestAgent", "users"]).is_empty() {
+            let agent = is_set_at(ssh, &["propagationMethod", "qemuGuestAgent"]);
+            if agent && array_at(ssh, &["propagationMethod", "qemuGuestAgent", "users"]).is_empty()
+            {
                 cx.push(
                     format!("{method}.qemuGuestAgent.users"),
                     format!("{field} requires at least one user to be present in the users list"),
@@ -2595,7 +2577,7 @@ fn access_credentials(cx: &mut Ctx) {
                 &["noCloud", "configDrive", "qemuGuestAgent"],
             );
         }
-        if let Some(password) = get(credential, &["userPassword"]) {
+        if let Some(password) = present_at(credential, &["userPassword"]) {
             types += 1;
             credential_shape(cx, &field, "userPassword", password, &["qemuGuestAgent"]);
         }
@@ -2609,13 +2591,13 @@ fn access_credentials(cx: &mut Ctx) {
 }
 
 fn credential_shape(cx: &mut Ctx, field: &str, kind: &str, credential: &Value, methods: &[&str]) {
-    if !has(credential, &["source", "secret"]) {
+    if !is_set_at(credential, &["source", "secret"]) {
         cx.push(
             format!("{field}.{kind}.source"),
             format!("{field} must have exactly one source set"),
         );
     }
-    let method = get(credential, &["propagationMethod"]).unwrap_or(&Value::Null);
+    let method = present_at(credential, &["propagationMethod"]).unwrap_or(&Value::Null);
     if count_present(method, methods) != 1 {
         cx.push(
             format!("{field}.{kind}.propagationMethod"),
@@ -2625,7 +2607,7 @@ fn credential_shape(cx: &mut Ctx, field: &str, kind: &str, credential: &Value, m
 }
 
 fn dns(cx: &mut Ctx) {
-    let policy = text(cx.spec, &["dnsPolicy"]);
+    let policy = str_at(cx.spec, &["dnsPolicy"]);
     if !matches!(
         policy,
         "" | "ClusterFirstWithHostNet" | "ClusterFirst" | "Default" | "None"
@@ -2635,9 +2617,9 @@ fn dns(cx: &mut Ctx) {
             format!("DNSPolicy: {policy} is not supported, valid values: [ClusterFirstWithHostNet ClusterFirst Default None ]"),
         );
     }
-    let config = get(cx.spec, &["dnsConfig"]);
+    let config = present_at(cx.spec, &["dnsConfig"]);
     let nameservers = config
-        .map(|c| strings(c, &["nameservers"]))
+        .map(|c| strs_at(c, &["nameservers"]))
         .unwrap_or_default();
     if policy == "None" {
         if config.is_none() {
@@ -2672,7 +2654,7 @@ fn dns(cx: &mut Ctx) {
             cx.push("nameservers", format!("must be valid IP address: {server}"));
         }
     }
-    let searches = strings(config, &["searches"]);
+    let searches = strs_at(config, &["searches"]);
     if searches.len() > 6 {
         cx.push("searchDomains", "must not have more than 6 search paths");
     }
@@ -2687,15 +2669,16 @@ fn dns(cx: &mut Ctx) {
             cx.push("searchDomains", error);
         }
     }
-    for option in items(config, &["options"]) {
-        if text(option, &["name"]).is_empty() {
+    for option in array_at(config, &["options"]) {
+        if str_at(option, &["name"]).is_empty() {
             cx.push("options", "Option.Name must not be empty");
         }
     }
 }
 
 fn eviction_strategy(cx: &mut Ctx) {
-    let Some(strategy) = get(cx.spec, &["evictionStrategy"]).map(|s| s.as_str().unwrap_or(""))
+    let Some(strategy) =
+        present_at(cx.spec, &["evictionStrategy"]).map(|s| s.as_str().unwrap_or(""))
     else {
         return;
     };
@@ -2713,9 +2696,10 @@ fn eviction_strategy(cx: &mut Ctx) {
 
 fn mdev_ramfb(cx: &mut Ctx) {
     let enabled = |gpu: &&Value| {
-        let display = get(gpu, &["virtualGPUOptions", "display"]);
+        let display = present_at(gpu, &["virtualGPUOptions", "display"]);
         display.is_some_and(|d| {
-            flag(d, &["enabled"]) != Some(false) && flag(d, &["ramFB", "enabled"]) != Some(false)
+            bool_at(d, &["enabled"]) != Some(false)
+                && bool_at(d, &["ramFB", "enabled"]) != Some(false)
         })
     };
     if cx.devices("gpus").iter().filter(enabled).count() > 1 {
@@ -2727,7 +2711,7 @@ fn mdev_ramfb(cx: &mut Ctx) {
 }
 
 fn host_devices(cx: &mut Ctx) {
-    if has(cx.spec, &["domain", "devices", "hostDevices"]) && !cx.gate("HostDevices") {
+    if is_set_at(cx.spec, &["domain", "devices", "hostDevices"]) && !cx.gate("HostDevices") {
         cx.push(
             ts!("HostDevices"),
             "Host Devices feature gate is not enabled in kubevirt-config",
@@ -2736,22 +2720,22 @@ fn host_devices(cx: &mut Ctx) {
 }
 
 fn sound(cx: &mut Ctx) {
-    let Some(sound) = get(cx.spec, &["domain", "devices", "sound"]) else {
+    let Some(sound) = present_at(cx.spec, &["domain", "devices", "sound"]) else {
         return;
     };
-    if !matches!(text(sound, &["model"]), "" | "ich9" | "ac97") {
+    if !matches!(str_at(sound, &["model"]), "" | "ich9" | "ac97") {
         cx.push(
             ts!("Sound"),
             "Sound device type is not supported. Options: 'ich9' or 'ac97'",
         );
     }
-    if text(sound, &["name"]).is_empty() {
+    if str_at(sound, &["name"]).is_empty() {
         cx.push(ts!("Sound"), "Sound device requires a name field.");
     }
 }
 
 fn launch_security(cx: &mut Ctx) {
-    let Some(security) = get(cx.spec, &["domain", "launchSecurity"]) else {
+    let Some(security) = present_at(cx.spec, &["domain", "launchSecurity"]) else {
         return;
     };
     match architecture(cx.spec, cx.profile) {
@@ -2769,7 +2753,7 @@ fn launch_security_amd64(cx: &mut Ctx, security: &Value) {
     let field = ts!("launchSecurity");
     let selected: Vec<&str> = ["sev", "snp", "tdx"]
         .into_iter()
-        .filter(|key| has(security, &[*key]))
+        .filter(|key| is_set_at(security, &[*key]))
         .collect();
     let [kind] = selected.as_slice() else {
         cx.push(field, "One and only one launchSecurity type can be set");
@@ -2787,18 +2771,18 @@ fn launch_security_amd64(cx: &mut Ctx, security: &Value) {
         );
         return;
     }
-    let smm = has(cx.spec, &["domain", "features", "smm"])
-        && flag(cx.spec, &["domain", "features", "smm", "enabled"]) != Some(false);
+    let smm = is_set_at(cx.spec, &["domain", "features", "smm"])
+        && bool_at(cx.spec, &["domain", "features", "smm", "enabled"]) != Some(false);
     if name == "TDX" && smm {
         cx.push(field, "TDX does not work along with SMM");
     }
-    match get(cx.spec, &["domain", "firmware", "bootloader", "efi"]) {
+    match present_at(cx.spec, &["domain", "firmware", "bootloader", "efi"]) {
         None => cx.push(field, format!("{name} requires OVMF (UEFI)")),
         Some(efi) => {
-            if name != "TDX" && flag(efi, &["secureBoot"]) != Some(false) {
+            if name != "TDX" && bool_at(efi, &["secureBoot"]) != Some(false) {
                 cx.push(field, format!("{name} does not work along with SecureBoot"));
             }
-            if name != "SEV" && flag(efi, &["persistent"]) == Some(true) {
+            if name != "SEV" && bool_at(efi, &["persistent"]) == Some(true) {
                 cx.push(
                     field,
                     format!("{name} does not work along with Persistent EFI variables"),
@@ -2806,15 +2790,15 @@ fn launch_security_amd64(cx: &mut Ctx, security: &Value) {
             }
         }
     }
-    let paused = text(cx.spec, &["startStrategy"]) == "Paused";
-    if name == "SEV" && !paused && has(security, &["sev", "attestation"]) {
+    let paused = str_at(cx.spec, &["startStrategy"]) == "Paused";
+    if name == "SEV" && !paused && is_set_at(security, &["sev", "attestation"]) {
         cx.push(field, "SEV attestation requires VMI StartStrategy 'Paused'");
     }
     for iface in cx.devices("interfaces") {
-        if has(iface, &["bootOrder"]) {
+        if is_set_at(iface, &["bootOrder"]) {
             let message = format!(
                 "{name} does not work with bootable NICs: {}",
-                text(iface, &["name"])
+                str_at(iface, &["name"])
             );
             cx.causes.push(Cause::new(field, message));
         }
@@ -2822,7 +2806,7 @@ fn launch_security_amd64(cx: &mut Ctx, security: &Value) {
 }
 
 fn vsock(cx: &mut Ctx) {
-    let wanted = flag(cx.spec, &["domain", "devices", "autoattachVSOCK"]) == Some(true);
+    let wanted = bool_at(cx.spec, &["domain", "devices", "autoattachVSOCK"]) == Some(true);
     if wanted && !cx.gate("VSOCK") {
         cx.push(
             ts!("domain.devices.autoattachVSOCK"),
@@ -2835,7 +2819,7 @@ fn persistent_reservation(cx: &mut Ctx) {
     let wanted = cx
         .devices("disks")
         .iter()
-        .any(|d| has(d, &["lun"]) && flag(d, &["lun", "reservation"]) == Some(true));
+        .any(|d| is_set_at(d, &["lun"]) && bool_at(d, &["lun", "reservation"]) == Some(true));
     if wanted && !cx.profile.persistent_reservation_enabled() {
         cx.push(
             ts!("domain.devices.disks.luns.reservation"),
@@ -2849,7 +2833,8 @@ fn persistent_reservation(cx: &mut Ctx) {
 }
 
 fn downward_metrics(cx: &mut Ctx) {
-    if has(cx.spec, &["domain", "devices", "downwardMetrics"]) && !cx.gate("DownwardMetrics") {
+    if is_set_at(cx.spec, &["domain", "devices", "downwardMetrics"]) && !cx.gate("DownwardMetrics")
+    {
         cx.push(
             ts!("domain.devices.downwardMetrics"),
             "downwardMetrics virtio serial is not allowed: DownwardMetrics feature gate is not enabled",
@@ -2858,13 +2843,14 @@ fn downward_metrics(cx: &mut Ctx) {
 }
 
 fn virtiofs(cx: &mut Ctx) {
-    let volumes = items(cx.spec, &["volumes"]);
+    let volumes = array_at(cx.spec, &["volumes"]);
     for filesystem in cx.devices("filesystems") {
-        let name = text(filesystem, &["name"]);
-        let Some(volume) = volumes.iter().rev().find(|v| text(v, &["name"]) == name) else {
+        let name = str_at(filesystem, &["name"]);
+        let Some(volume) = volumes.iter().rev().find(|v| str_at(v, &["name"]) == name) else {
             continue;
         };
-        let storage = has(volume, &["persistentVolumeClaim"]) || has(volume, &["dataVolume"]);
+        let storage =
+            is_set_at(volume, &["persistentVolumeClaim"]) || is_set_at(volume, &["dataVolume"]);
         if storage && !cx.gate("EnableVirtioFsStorageVolumes") {
             cx.push(
                 ts!("domain.devices.filesystems"),
@@ -2875,14 +2861,15 @@ fn virtiofs(cx: &mut Ctx) {
 }
 
 fn video(cx: &mut Ctx) {
-    let video = has(cx.spec, &["domain", "devices", "video"]);
+    let video = is_set_at(cx.spec, &["domain", "devices", "video"]);
     if video && gated_before_v1_9(cx, "VideoConfig") {
         let message =
             "Video configuration is specified but the VideoConfig feature gate is not enabled";
         cx.push(ts!("video"), message);
         return;
     }
-    if video && flag(cx.spec, &["domain", "devices", "autoattachGraphicsDevice"]) == Some(false) {
+    if video && bool_at(cx.spec, &["domain", "devices", "autoattachGraphicsDevice"]) == Some(false)
+    {
         cx.push(
             ts!("video"),
             "Video configuration is not allowed when autoattachGraphicsDevice is set to false",
@@ -2910,7 +2897,7 @@ fn panic_devices(cx: &mut Ctx) {
         );
     }
     for (idx, device) in devices.iter().enumerate() {
-        let Some(model) = get(device, &["model"]) else {
+        let Some(model) = present_at(device, &["model"]) else {
             continue;
         };
         let model = model.as_str().unwrap_or("");
@@ -2930,7 +2917,7 @@ fn gated_before_v1_9(cx: &Ctx, name: &str) -> bool {
 
 /// Before v1.8, an architecture other than the control plane's needs the `MultiArchitecture` gate.
 fn architecture_gate(cx: &mut Ctx) {
-    let arch = text(cx.spec, &["architecture"]);
+    let arch = str_at(cx.spec, &["architecture"]);
     if cx.profile.version.at_least(1, 8)
         || arch.is_empty()
         || arch == CONTROL_PLANE_ARCH
@@ -2950,9 +2937,9 @@ fn persistent_state(cx: &mut Ctx) {
     if cx.profile.version.at_least(1, 6) || cx.gate("VMPersistentState") {
         return;
     }
-    let tpm = has(cx.spec, &["domain", "devices", "tpm"])
-        && flag(cx.spec, &["domain", "devices", "tpm", "persistent"]) == Some(true);
-    let efi = flag(
+    let tpm = is_set_at(cx.spec, &["domain", "devices", "tpm"])
+        && bool_at(cx.spec, &["domain", "devices", "tpm", "persistent"]) == Some(true);
+    let efi = bool_at(
         cx.spec,
         &["domain", "firmware", "bootloader", "efi", "persistent"],
     ) == Some(true);
@@ -2966,7 +2953,7 @@ fn persistent_state(cx: &mut Ctx) {
 }
 
 fn reboot_policy(cx: &mut Ctx) {
-    if has(cx.spec, &["domain", "rebootPolicy"]) && !cx.gate("RebootPolicy") {
+    if is_set_at(cx.spec, &["domain", "rebootPolicy"]) && !cx.gate("RebootPolicy") {
         cx.push(
             ts!("domain.rebootPolicy"),
             "RebootPolicy is specified but the RebootPolicy feature gate is not enabled",

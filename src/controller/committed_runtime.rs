@@ -7,7 +7,7 @@ use crate::diag::Finding;
 use crate::diag::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
-use crate::model::value::{Fields, at_keys};
+use crate::model::value::{Fields, at_keys, is_set_at};
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
@@ -151,7 +151,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             ).with_fix(Some(fix::remove(&within(base, "metadata.annotations").key(key)))));
         }
     }
-    if at_keys(vm, &["spec", "running"]).is_some_and(|r| !r.is_null()) {
+    if is_set_at(vm, &["spec", "running"]) {
         out.push(finding(
             object,
             base,

@@ -86,6 +86,59 @@ pub fn at_keys<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(value, |node, key| field(node, key))
 }
 
+/// A value as Go's decoder leaves it: a JSON `null` is nil, as if the field were absent.
+#[inline]
+pub fn present(value: Option<&Value>) -> Option<&Value> {
+    value.filter(|v| !v.is_null())
+}
+
+/// The value under the object keys `path`, a `null` counting as absent (Go's nil).
+pub fn present_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    present(at_keys(value, path))
+}
+
+/// Go's view of an optional field at `path`: present and not null.
+pub fn is_set_at(value: &Value, path: &[&str]) -> bool {
+    present_at(value, path).is_some()
+}
+
+/// Go's view of a string field at `path`: the empty string when absent or not a string.
+pub fn str_at<'a>(value: &'a Value, path: &[&str]) -> &'a str {
+    present_at(value, path)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// Go's view of a `*bool` field at `path`: `None` when absent or not a bool.
+pub fn bool_at(value: &Value, path: &[&str]) -> Option<bool> {
+    present_at(value, path).and_then(Value::as_bool)
+}
+
+/// Go's view of an unsigned number field at `path`: 0 when absent.
+pub fn u64_at(value: &Value, path: &[&str]) -> u64 {
+    present_at(value, path).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Go's view of a signed number field at `path`: 0 when absent.
+pub fn i64_at(value: &Value, path: &[&str]) -> i64 {
+    present_at(value, path).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// Go's view of a slice at `path`: empty when absent or not a list.
+pub fn array_at<'a>(value: &'a Value, path: &[&str]) -> &'a [Value] {
+    present_at(value, path)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Go's view of a `[]string` at `path`: an item that is not a string reads as empty.
+pub fn strs_at<'a>(value: &'a Value, path: &[&str]) -> Vec<&'a str> {
+    array_at(value, path)
+        .iter()
+        .map(|v| v.as_str().unwrap_or(""))
+        .collect()
+}
+
 /// `at_keys`, mutably.
 pub fn at_keys_mut<'a>(value: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
     path.iter().try_fold(value, |node, key| node.field_mut(key))
