@@ -448,8 +448,9 @@ fn explain(
 
 /// Every predicted change between the manifest and what KubeVirt stores, judged for Argo CD's
 /// default diff. `vm_name` is the name of the VM the manifest creates, when it has one of its
-/// own (not a pool's template).
-pub fn predict(
+/// own (not a pool's template). The tests' shorthand: the pipeline asks `predict_for`.
+#[cfg(test)]
+pub(crate) fn predict(
     written_vm: &Value,
     stored_vm: &Value,
     version: KubeVirtVersion,
@@ -459,7 +460,7 @@ pub fn predict(
 }
 
 /// [`predict`], with the drift kinds of `gitops`.
-pub fn predict_for(
+pub(crate) fn predict_for(
     written_vm: &Value,
     stored_vm: &Value,
     version: KubeVirtVersion,

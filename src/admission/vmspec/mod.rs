@@ -89,7 +89,7 @@ const CONTROL_PLANE_ARCH: &str = "amd64";
 /// Causes the VM validating webhook returns for `vm` (a `VirtualMachine` as JSON, whose
 /// `spec.template.spec` is already expanded and defaulted), in the webhook's order. `create` is
 /// true for CREATE.
-pub fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause> {
+pub(super) fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Vec<Cause> {
     let Some(template) = present_at(vm, &["spec", "template"]) else {
         return vec![Cause::new(
             "spec.template",
