@@ -10,7 +10,7 @@
 //! `suppress` the findings a repository has accepted; `commands` holds `diff`, `fix`, `render`
 //! and `check --index`. ARCHITECTURE.md gives the layers and where a change goes.
 
-pub mod admission;
+pub(crate) mod admission;
 pub mod check;
 pub mod cli;
 pub mod cluster;

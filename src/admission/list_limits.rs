@@ -14,11 +14,11 @@ use crate::cluster::profile::KubeVirtVersion;
 use crate::model::value::at_keys;
 
 /// `arrayLenMax` of the webhook, and the `maxItems` of the CRD.
-pub const MAX_ITEMS: usize = 256;
+const MAX_ITEMS: usize = 256;
 
 /// A limited list, below the VMI spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum List {
+pub(crate) enum List {
     AccessCredentials,
     Disks,
     Interfaces,
@@ -39,7 +39,7 @@ impl List {
     ];
 
     /// The path below the VMI spec.
-    pub fn keys(self) -> &'static [&'static str] {
+    pub(crate) fn keys(self) -> &'static [&'static str] {
         match self {
             Self::AccessCredentials => &["accessCredentials"],
             Self::Disks => &["domain", "devices", "disks"],
@@ -70,14 +70,14 @@ impl List {
 }
 
 /// Whether `list` of `spec` (a VMI spec) holds more than [`MAX_ITEMS`] items.
-pub fn exceeds(spec: &Value, list: List) -> bool {
+pub(crate) fn exceeds(spec: &Value, list: List) -> bool {
     at_keys(spec, list.keys())
         .and_then(Value::as_array)
         .is_some_and(|items| items.len() > MAX_ITEMS)
 }
 
 /// The webhook's cause for an over-long list (v1.0-v1.2).
-pub fn webhook_cause(template_spec: &str, list: List) -> Cause {
+pub(super) fn webhook_cause(template_spec: &str, list: List) -> Cause {
     let field = list.field(template_spec);
     let message = format!("{field} list exceeds the {MAX_ITEMS} element limit in length");
     Cause::new(field, message)
@@ -85,7 +85,7 @@ pub fn webhook_cause(template_spec: &str, list: List) -> Cause {
 
 /// The fields of `vm`'s template spec over the CRD's `maxItems` in `version` (none before v1.3),
 /// in the order of their paths.
-pub fn crd_violations(vm: &Value, version: KubeVirtVersion) -> Vec<String> {
+pub(super) fn crd_violations(vm: &Value, version: KubeVirtVersion) -> Vec<String> {
     let Some(spec) = at_keys(vm, &["spec", "template", "spec"]) else {
         return Vec::new();
     };
@@ -98,7 +98,7 @@ pub fn crd_violations(vm: &Value, version: KubeVirtVersion) -> Vec<String> {
 
 /// The API server's message for a list over `maxItems` (its validator does not pass the actual
 /// length on, so the message has none).
-pub fn too_many_message(field: &str) -> String {
+pub(crate) fn too_many_message(field: &str) -> String {
     format!("{field}: Too many: must have at most {MAX_ITEMS} items")
 }
 

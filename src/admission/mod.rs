@@ -2,22 +2,22 @@
 //! (`mutate`), the validating webhook's instance-type part (`validate`) and its VM spec
 //! validation on the expanded copy (`vmspec`).
 
-pub mod list_limits;
-pub mod mutate;
-pub mod objects;
-pub mod validate;
-pub mod vmspec;
+pub(crate) mod list_limits;
+pub(crate) mod mutate;
+pub(crate) mod objects;
+pub(crate) mod validate;
+mod vmspec;
 
 /// One status cause of a refusal, as KubeVirt returns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cause {
+pub(crate) struct Cause {
     /// KubeVirt's `field`, verbatim (not always a path).
-    pub field: String,
-    pub message: String,
+    pub(crate) field: String,
+    pub(crate) message: String,
 }
 
 impl Cause {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             message: message.into(),

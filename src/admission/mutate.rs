@@ -8,17 +8,17 @@ use super::list_limits;
 use crate::cluster::backports;
 use crate::cluster::profile::ClusterProfile;
 use crate::k8s::Object;
-use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, str_of};
+use crate::model::value::{Fields, Obj, at_keys, at_keys_mut, child, get_obj, is_set_at, str_of};
 use crate::model::{Matcher, MatcherRole, PreferenceSpec};
 use crate::render::with_template;
 use crate::resolve::{self, Repo};
 
 /// The placeholder KubeVirt's random firmware UUID and serial are pinned to in kvlint's output.
-pub const PINNED_UUID: &str = "00000000-0000-4000-8000-000000000000";
+const PINNED_UUID: &str = "00000000-0000-4000-8000-000000000000";
 
 /// Why the mutating webhook refuses a VM.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MutateRefusal {
+pub(crate) enum MutateRefusal {
     /// Matcher content rules (§2.2b), with KubeVirt's causes.
     Matcher(Vec<Cause>),
     /// Inference failed and may not be ignored: HTTP 400 with this message and no causes.
@@ -32,20 +32,16 @@ pub enum MutateRefusal {
 
 /// The outcome of the mutating webhook.
 #[derive(Clone, Debug)]
-pub struct Mutation {
+pub(crate) struct Mutation {
     /// The VM as KubeVirt stores it (meaningful when `refusal` is None).
-    pub vm: Value,
-    pub refusal: Option<MutateRefusal>,
+    pub(crate) vm: Value,
+    pub(crate) refusal: Option<MutateRefusal>,
     /// Matchers that inference rewrote (so rendering can follow the stored VM).
-    pub inferred: bool,
+    pub(crate) inferred: bool,
 }
 
 /// Causes of the matcher content rules for one matcher, in KubeVirt's order.
-pub fn matcher_causes(
-    role: MatcherRole,
-    matcher: &Matcher,
-    profile: &ClusterProfile,
-) -> Vec<Cause> {
+fn matcher_causes(role: MatcherRole, matcher: &Matcher, profile: &ClusterProfile) -> Vec<Cause> {
     let field = format!("spec.{}", role.field());
     let mut causes = Vec::new();
     if matcher.name.is_empty() && matcher.infer_from_volume.is_empty() {
@@ -110,7 +106,7 @@ fn matcher_of(vm: &Value, role: MatcherRole) -> Option<Matcher> {
 
 /// Runs the mutating webhook on a CREATE (`create`) or UPDATE of `vm_json`, then the API
 /// server's check of the CRD's list limits on the result.
-pub fn mutate(
+pub(crate) fn mutate(
     repo: &Repo<'_>,
     vm: &Object,
     vm_json: &Value,
@@ -145,7 +141,7 @@ fn mutate_by_webhook(
             inferred: false,
         };
     }
-    if at_keys(vm_json, &["metadata", "deletionTimestamp"]).is_some_and(|v| !v.is_null()) {
+    if is_set_at(vm_json, &["metadata", "deletionTimestamp"]) {
         return Mutation {
             vm: out,
             refusal: None,

@@ -36,7 +36,7 @@ fn is_preference(object: &Object) -> bool {
 }
 
 /// Findings about one instance type or preference object.
-pub fn check_object(object: &Object, version: KubeVirtVersion) -> Vec<Finding> {
+pub(crate) fn check_object(object: &Object, version: KubeVirtVersion) -> Vec<Finding> {
     if object.group != INSTANCETYPE_GROUP || !(is_instancetype(object) || is_preference(object)) {
         return Vec::new();
     }

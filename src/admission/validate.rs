@@ -11,7 +11,7 @@ use crate::render::{self, Conflict, Specs, defaults, requirements, with_template
 
 /// What the validating webhook refuses, one entry per status cause.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     /// A VM field the instance type also sets.
     Conflict(Conflict),
     /// `CheckSpreadCPUTopology`: the cause field is `instancetype.spec.cpu.guest`.
@@ -30,13 +30,13 @@ pub enum Rejection {
 
 /// Find errors as the webhook sees them (≤ v1.5 they refuse the VM).
 #[derive(Clone, Debug, Default)]
-pub struct FindErrors {
-    pub instancetype: Option<String>,
-    pub preference: Option<String>,
+pub(crate) struct FindErrors {
+    pub(crate) instancetype: Option<String>,
+    pub(crate) preference: Option<String>,
 }
 
 /// Validates `vm` (already mutated) with the specs its matchers resolved to.
-pub fn validate(
+pub(crate) fn validate(
     vm: Value,
     specs: Specs<'_>,
     find_errors: &FindErrors,

@@ -7,7 +7,7 @@ use crate::diag::Finding;
 use crate::diag::fix;
 use crate::k8s::Object;
 use crate::model::MatcherRole;
-use crate::model::value::{Fields, at_keys};
+use crate::model::value::{Fields, at_keys, is_set_at};
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
@@ -45,7 +45,7 @@ fn within(base: &FieldPath, path: &str) -> FieldPath {
 }
 
 /// Findings about cluster-written data in any object: status and server-set metadata.
-pub fn object_findings(object: &Object) -> Vec<Finding> {
+pub(crate) fn object_findings(object: &Object) -> Vec<Finding> {
     let root = FieldPath::root();
     let mut out = Vec::new();
     if object.node.get("status").is_some_and(|s| {
@@ -95,7 +95,7 @@ pub fn object_findings(object: &Object) -> Vec<Finding> {
 }
 
 /// Findings about runtime-derived data in a VM (at `base` inside its object).
-pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding> {
+pub(crate) fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     for role in [MatcherRole::Instancetype, MatcherRole::Preference] {
         let Some(matcher) = vm.field("spec").and_then(|s| s.field(role.field())) else {
@@ -151,7 +151,7 @@ pub fn vm_findings(object: &Object, base: &FieldPath, vm: &Value) -> Vec<Finding
             ).with_fix(Some(fix::remove(&within(base, "metadata.annotations").key(key)))));
         }
     }
-    if at_keys(vm, &["spec", "running"]).is_some_and(|r| !r.is_null()) {
+    if is_set_at(vm, &["spec", "running"]) {
         out.push(finding(
             object,
             base,

@@ -6,10 +6,10 @@
 use serde_json::Value;
 
 use crate::cluster::profile::KubeVirtVersion;
-use crate::model::value::{Fields, at_keys, field, member};
+use crate::model::value::{Fields, at_keys, member, present};
 use crate::render::shape::{PathSegment, field_path};
 use crate::rules::{self, Rule};
-use crate::yaml::{FieldPath, Segment};
+use crate::yaml::{FieldPath, Segment, json_at};
 
 mod kind;
 mod widen;
@@ -58,11 +58,6 @@ fn is_empty(value: &Value) -> bool {
         Value::Null => true,
         _ => false,
     }
-}
-
-/// `null` counts as absent, as Go's decoder treats it.
-fn present(value: Option<&Value>) -> Option<&Value> {
-    value.filter(|v| !v.is_null())
 }
 
 /// Calls `visit` with every leaf path under `value` (empty maps and lists are not leaves) and
@@ -188,15 +183,6 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> Vec<FieldPath>
     out.sort_unstable();
     out.dedup();
     out
-}
-
-fn at<'v>(value: &'v Value, path: &FieldPath) -> Option<&'v Value> {
-    path.0
-        .iter()
-        .try_fold(value, |node, segment| match segment {
-            Segment::Key(key) => field(node, key),
-            Segment::Index(i) => node.get(*i),
-        })
 }
 
 fn keys(path: &FieldPath) -> Vec<&str> {
@@ -462,8 +448,9 @@ fn explain(
 
 /// Every predicted change between the manifest and what KubeVirt stores, judged for Argo CD's
 /// default diff. `vm_name` is the name of the VM the manifest creates, when it has one of its
-/// own (not a pool's template).
-pub fn predict(
+/// own (not a pool's template). The tests' shorthand: the pipeline asks `predict_for`.
+#[cfg(test)]
+pub(crate) fn predict(
     written_vm: &Value,
     stored_vm: &Value,
     version: KubeVirtVersion,
@@ -473,7 +460,7 @@ pub fn predict(
 }
 
 /// [`predict`], with the drift kinds of `gitops`.
-pub fn predict_for(
+pub(crate) fn predict_for(
     written_vm: &Value,
     stored_vm: &Value,
     version: KubeVirtVersion,
@@ -523,8 +510,8 @@ pub fn predict_for(
             .find(|(_, class)| class.rule.code == code)
             .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, class)| class.rule);
         let path = FieldPath(path.to_vec());
-        let written = at(before, &path).cloned();
-        let stored = at(after, &path).cloned();
+        let written = json_at(before, &path.0).cloned();
+        let stored = json_at(after, &path.0).cloned();
         let (message, help) = explain(
             rule,
             &path,

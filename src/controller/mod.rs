@@ -8,7 +8,7 @@
 //! and what the controller applies to a running VM whose template changed: `vm`, with
 //! `liveupdate` (the cluster's settings, the hotplug limits, memory hotplug's conditions).
 
-pub mod committed_runtime;
+pub(crate) mod committed_runtime;
 pub mod drift;
 pub(crate) mod liveupdate;
 pub(crate) mod vm;
@@ -25,7 +25,7 @@ use drift::Drift;
 
 /// How the controller treats VMs with matchers (`instancetype.referencePolicy`, v1.4+).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReferencePolicy {
+pub(crate) enum ReferencePolicy {
     Reference,
     /// Expands VMs that do not reference a revision yet.
     Expand,
@@ -35,7 +35,7 @@ pub enum ReferencePolicy {
 
 impl ReferencePolicy {
     /// The policy in effect: the setting exists from v1.4; unknown values behave as the default.
-    pub fn of(profile: &ClusterProfile) -> Self {
+    pub(crate) fn of(profile: &ClusterProfile) -> Self {
         if !profile.version.at_least(1, 4) {
             return Self::Reference;
         }
@@ -68,7 +68,7 @@ fn matchers(vm: &Value) -> Vec<(MatcherRole, Matcher)> {
 /// Everything the controller writes into the admitted VM `stored` (the mutating webhook's
 /// output for the manifest `written`). `specs` are the resolved instance type and preference;
 /// the controller does nothing but report a sync error while one cannot be found.
-pub fn predict(
+pub(crate) fn predict(
     written: &Value,
     stored: &Value,
     specs: Specs<'_>,

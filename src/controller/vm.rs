@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::cluster::profile::KubeVirtVersion;
 use crate::controller::liveupdate::defaults::{
-    HotplugOff, Topology, architecture, quantity, setup_cpu_hotplug, setup_memory_hotplug,
+    HotplugOff, Topology, architecture, setup_cpu_hotplug, setup_memory_hotplug,
 };
 use crate::controller::liveupdate::memory::validate_live_update_memory;
 use crate::controller::liveupdate::{ClusterSettings, Rollout};
@@ -201,7 +201,7 @@ fn handle_memory_hotplug_request(
     refused: &mut Refused,
     live: &mut Vec<String>,
 ) {
-    let guest = |spec: &Value| quantity(spec, &["domain", "memory", "guest"]);
+    let guest = |spec: &Value| Quantity::at(spec, &["domain", "memory", "guest"]);
     let (Some(bg), Some(hg)) = (guest(base), guest(head)) else {
         return;
     };

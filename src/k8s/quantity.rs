@@ -24,6 +24,8 @@ use std::fmt;
 
 use serde_json::{Number, Value};
 
+use crate::model::value::present_at;
+
 /// How a quantity prints; it is fixed by the suffix it was parsed with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Format {
@@ -152,6 +154,12 @@ impl Quantity {
             Value::Null => Err(QuantityError::Null),
             Value::Bool(_) | Value::Array(_) | Value::Object(_) => Err(QuantityError::FormatWrong),
         }
+    }
+
+    /// The quantity under the object keys `path`; `None` when it is absent, null (Go's nil)
+    /// or not a quantity.
+    pub(crate) fn at(value: &Value, path: &[&str]) -> Option<Quantity> {
+        present_at(value, path).and_then(|v| Quantity::from_json(v).ok())
     }
 
     /// Go's `resource.NewQuantity(value, format)`.

@@ -12,7 +12,7 @@
 mod instancetype;
 mod matcher;
 mod preference;
-pub mod value;
+pub(crate) mod value;
 
 pub use instancetype::{InstancetypeCpu, InstancetypeMemory, InstancetypeSpec, IoThreads};
 pub use matcher::{Matcher, MatcherKind, MatcherRole};

@@ -10,7 +10,7 @@ use crate::k8s::quantity::Quantity;
 use crate::model::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 
 /// Adds a `{name}` disk for every volume that has no disk or filesystem of that name.
-pub fn default_volume_disks(spec: &mut Obj) {
+pub(crate) fn default_volume_disks(spec: &mut Obj) {
     let volumes: Vec<String> = spec
         .field("volumes")
         .and_then(Value::as_array)
@@ -51,7 +51,7 @@ pub fn default_volume_disks(spec: &mut Obj) {
 }
 
 /// Adds the default pod network and its interface when the VM has neither.
-pub fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> Result<(), String> {
+pub(crate) fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> Result<(), String> {
     let devices = get_obj(spec, "domain").and_then(|d| get_obj(d, "devices"));
     if devices
         .and_then(|d| d.field("autoattachPodInterface"))
@@ -93,7 +93,10 @@ fn is_zero_quantity(value: Option<&Value>) -> bool {
 }
 
 /// `SetDefaultVirtualMachineInstanceSpec`, in KubeVirt's order.
-pub fn set_vmi_spec_defaults(spec: &mut Obj, profile: &ClusterProfile) -> Result<(), String> {
+pub(crate) fn set_vmi_spec_defaults(
+    spec: &mut Obj,
+    profile: &ClusterProfile,
+) -> Result<(), String> {
     let version = profile.version;
     if str_of(spec, "architecture").is_empty() {
         spec.insert(

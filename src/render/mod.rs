@@ -2,18 +2,18 @@
 //! `pkg/instancetype/apply/vmi.go`, KubeVirt v1.9, with the per-release differences of
 //! spec apply.md §9).
 
-pub mod conflict;
-pub mod defaults;
+pub(crate) mod conflict;
+pub(crate) mod defaults;
 mod instancetype;
-pub mod preference;
-pub mod requirements;
-pub mod shape;
+pub(crate) mod preference;
+pub(crate) mod requirements;
+pub(crate) mod shape;
 
 use serde_json::Value;
 
 pub use conflict::{Conflict, conflicts_message};
-pub use instancetype::apply as apply_instancetype;
-pub use preference::ApplyPanic;
+pub(crate) use instancetype::apply as apply_instancetype;
+pub(crate) use preference::ApplyPanic;
 
 use crate::cluster::profile::ClusterProfile;
 use crate::model::value::{Fields, Obj, child};
@@ -36,8 +36,9 @@ pub enum ExpandError {
     Panic(String),
 }
 
+#[cfg(test)]
 impl ExpandError {
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             Self::Conflicts(conflicts) => conflicts_message(conflicts),
             Self::Defaults(message) | Self::Panic(message) => message.clone(),
@@ -46,7 +47,7 @@ impl ExpandError {
 }
 
 /// `ApplyToVMI`: the instance type, then (only without conflicts, v1.5+) the preference.
-pub fn apply_to_vmi(
+pub(crate) fn apply_to_vmi(
     prefix: &str,
     specs: Specs<'_>,
     spec: &mut Obj,
@@ -87,7 +88,10 @@ fn take_obj(parent: &mut Obj, key: &str) -> Obj {
 }
 
 /// Runs `edit` on the template spec and metadata of a VM (both created when absent).
-pub fn with_template<R>(vm: &mut Value, edit: impl FnOnce(&mut Obj, &mut Obj) -> R) -> Option<R> {
+pub(crate) fn with_template<R>(
+    vm: &mut Value,
+    edit: impl FnOnce(&mut Obj, &mut Obj) -> R,
+) -> Option<R> {
     let template = child(child(vm.as_object_mut()?, "spec"), "template");
     let mut metadata = take_obj(template, "metadata");
     let mut spec = take_obj(template, "spec");

@@ -10,24 +10,24 @@ use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 
 /// A failed requirement: KubeVirt's cause field(s) (joined by ", ") and error text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unmet {
-    pub fields: Vec<String>,
-    pub error: String,
+pub(crate) struct Unmet {
+    pub(crate) fields: Vec<String>,
+    pub(crate) error: String,
 }
 
 impl Unmet {
-    pub fn field(&self) -> String {
+    pub(crate) fn field(&self) -> String {
         self.fields.join(", ")
     }
 
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         format!("failure checking preference requirements: {}", self.error)
     }
 }
 
 const PREFIX: &str = "spec.template.spec";
 
-pub fn check(
+pub(crate) fn check(
     instancetype: Option<&InstancetypeSpec>,
     preference: &PreferenceSpec,
     spec: &Obj,
@@ -169,7 +169,7 @@ fn check_memory(
 }
 
 /// The spread divisibility check (`preference/validation/cpu.go`), run before applying.
-pub fn check_spread(
+pub(crate) fn check_spread(
     instancetype: &InstancetypeSpec,
     preference: &PreferenceSpec,
 ) -> Option<String> {

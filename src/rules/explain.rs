@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{ALL, Category, FixKind, Rule, Severity, fix_kind};
 
 /// Where a rule is documented (the anchor of docs/rules.md).
-pub fn rule_url(rule: &Rule) -> String {
+pub(crate) fn rule_url(rule: &Rule) -> String {
     format!(
         "https://github.com/kvlint/kvlint/blob/main/docs/rules.md#{}-{}",
         rule.code.to_ascii_lowercase(),

@@ -197,7 +197,7 @@ pub static FIXES: &[(&Rule, FixKind)] = &[
 ];
 
 /// How `kvlint fix` handles a rule's findings.
-pub fn fix_kind(rule: &Rule) -> FixKind {
+pub(crate) fn fix_kind(rule: &Rule) -> FixKind {
     FIXES
         .iter()
         .find(|(r, _)| r.code == rule.code)

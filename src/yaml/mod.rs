@@ -20,5 +20,5 @@ pub use build::{
     parse_stream, parse_stream_deferring,
 };
 pub use node::{Entry, Mapping, Node, Pos, Span, Value};
-pub use path::{FieldPath, Segment, json_pointer};
+pub use path::{FieldPath, Segment, json_at, json_pointer};
 pub use scalar::is_plain_safe;

@@ -2,6 +2,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use super::node::{Node, Value};
+use crate::model::value::field;
 
 /// One step of a field path.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -188,6 +189,19 @@ impl Node {
         }
         (whole, true)
     }
+}
+
+/// The JSON value at `segments` below `value`: keys look into objects, indices into lists.
+pub fn json_at<'v>(
+    value: &'v serde_json::Value,
+    segments: &[Segment],
+) -> Option<&'v serde_json::Value> {
+    segments
+        .iter()
+        .try_fold(value, |node, segment| match segment {
+            Segment::Key(key) => field(node, key),
+            Segment::Index(i) => node.get(*i),
+        })
 }
 
 /// RFC 6901 pointer of a field path (`~` → `~0`, `/` → `~1`).

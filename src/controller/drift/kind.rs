@@ -16,24 +16,19 @@
 use serde_json::Value;
 
 pub use crate::config::gitops::{DriftPolicy, GitOps};
-use crate::model::value::field;
+use crate::model::value::present;
 pub use crate::rules::DriftKind;
 use crate::rules::{self, Rule};
-use crate::yaml::{FieldPath, Segment};
+use crate::yaml::{FieldPath, Segment, json_at};
 
 /// Rules whose change makes the next apply of the same manifest fail.
 fn breaks_sync(rule: &Rule) -> bool {
     rule.code == rules::INFERENCE_REWRITTEN.code || rule.code == rules::REFERENCE_POLICY_EXPAND.code
 }
 
+/// The value at `segments`, a `null` counting as absent (Go's nil).
 fn at<'v>(value: &'v Value, segments: &[Segment]) -> Option<&'v Value> {
-    segments
-        .iter()
-        .try_fold(value, |node, segment| match segment {
-            Segment::Key(key) => field(node, key),
-            Segment::Index(i) => node.get(*i),
-        })
-        .filter(|v| !v.is_null())
+    present(json_at(value, segments))
 }
 
 /// Whether `leaf` is in a matcher KubeVirt removed (inferFromVolume failed and the failure

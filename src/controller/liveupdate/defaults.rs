@@ -11,7 +11,7 @@ use super::ClusterSettings;
 use super::memory::{Unsupported, validate_live_update_memory};
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::{Format, Quantity};
-use crate::model::value::at_keys;
+use crate::model::value::present_at;
 
 /// Where a `maxSockets` or `maxGuest` the template sets comes from.
 pub(crate) const EXPLICIT_LIMIT: &str = "set by the VM or its instance type";
@@ -32,18 +32,9 @@ pub(crate) struct Limit<T> {
     pub(crate) source: String,
 }
 
-/// The value at `path` below `value`, a JSON null counting as absent (as Go's nil).
-pub(crate) fn get<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
-    at_keys(value, path).filter(|v| !v.is_null())
-}
-
-pub(crate) fn quantity(value: &Value, path: &[&str]) -> Option<Quantity> {
-    get(value, path).and_then(|v| Quantity::from_json(v).ok())
-}
-
 /// The architecture of a VMI spec: `amd64` when it sets none.
 pub(crate) fn architecture(spec: &Value) -> String {
-    match get(spec, &["architecture"]) {
+    match present_at(spec, &["architecture"]) {
         None => "amd64".to_owned(),
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
@@ -61,7 +52,7 @@ pub(crate) struct Topology {
 impl Topology {
     pub(crate) fn of(domain: &Value) -> Self {
         let count = |key| {
-            get(domain, &["cpu", key])
+            present_at(domain, &["cpu", key])
                 .and_then(Value::as_u64)
                 .unwrap_or(1)
         };
@@ -91,9 +82,9 @@ pub(crate) fn setup_memory_hotplug(
     settings: &ClusterSettings,
     version: KubeVirtVersion,
 ) -> Result<Limit<Quantity>, HotplugOff> {
-    let guest = quantity(spec, &["domain", "memory", "guest"])
+    let guest = Quantity::at(spec, &["domain", "memory", "guest"])
         .ok_or(HotplugOff::Unsupported(Unsupported::NoGuestMemory))?;
-    if let Some(explicit) = quantity(spec, &["domain", "memory", "maxGuest"]) {
+    if let Some(explicit) = Quantity::at(spec, &["domain", "memory", "maxGuest"]) {
         return Ok(Limit {
             value: explicit,
             source: EXPLICIT_LIMIT.to_owned(),
@@ -136,7 +127,7 @@ pub(crate) fn setup_cpu_hotplug(
     settings: &ClusterSettings,
     version: KubeVirtVersion,
 ) -> Limit<u64> {
-    if let Some(explicit) = get(spec, &["domain", "cpu", "maxSockets"])
+    if let Some(explicit) = present_at(spec, &["domain", "cpu", "maxSockets"])
         .and_then(Value::as_u64)
         .filter(|m| *m > 0)
     {

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::quantity::{Format, Quantity};
-use crate::model::value::at_keys;
+use crate::model::value::{at_keys, is_set_at};
 
 /// The block size of the virtio-mem device, at least a transparent hugepage (2Mi).
 const HOTPLUG_BLOCK_ALIGNMENT: i64 = 0x20_0000;
@@ -98,21 +98,18 @@ pub(crate) fn validate_live_update_memory(
     max_guest: Option<&Quantity>,
     version: KubeVirtVersion,
 ) -> Result<(), Unsupported> {
-    let set = |path: &[&str]| at_keys(spec, path).is_some_and(|v| !v.is_null());
-    if set(&["domain", "cpu", "realtime"]) {
+    if is_set_at(spec, &["domain", "cpu", "realtime"]) {
         return Err(Unsupported::Realtime);
     }
-    if set(&["domain", "cpu", "numa", "guestMappingPassthrough"]) {
+    if is_set_at(spec, &["domain", "cpu", "numa", "guestMappingPassthrough"]) {
         return Err(Unsupported::GuestMappingPassthrough);
     }
-    if set(&["domain", "launchSecurity"]) {
+    if is_set_at(spec, &["domain", "launchSecurity"]) {
         return Err(Unsupported::LaunchSecurity);
     }
     let alignment = block_alignment(spec);
-    let guest = at_keys(spec, &["domain", "memory", "guest"])
-        .filter(|v| !v.is_null())
-        .and_then(|v| Quantity::from_json(v).ok())
-        .ok_or(Unsupported::NoGuestMemory)?;
+    let guest =
+        Quantity::at(spec, &["domain", "memory", "guest"]).ok_or(Unsupported::NoGuestMemory)?;
     let max_guest = max_guest.ok_or(Unsupported::NoMaxGuest)?;
     if guest.cmp_value(max_guest).is_gt() {
         return Err(Unsupported::GuestAboveMaxGuest);

@@ -21,7 +21,7 @@ use crate::model::{InstancetypeSpec, PreferenceSpec};
 
 /// Applies `instancetype` to `spec` (the VMI spec) and `metadata` (the template metadata) and
 /// returns the conflicts, in KubeVirt's order.
-pub fn apply(
+pub(crate) fn apply(
     prefix: &str,
     instancetype: &InstancetypeSpec,
     preference: Option<&PreferenceSpec>,

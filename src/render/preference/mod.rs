@@ -19,12 +19,12 @@ use crate::model::value::Obj;
 
 /// Why a preference cannot be applied: KubeVirt's own code panics on this input.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ApplyPanic {
-    pub message: String,
+pub(crate) struct ApplyPanic {
+    pub(crate) message: String,
 }
 
 /// Applies `preference` in KubeVirt's order.
-pub fn apply(
+pub(crate) fn apply(
     preference: &PreferenceSpec,
     spec: &mut Obj,
     metadata: &mut Obj,

@@ -1,0 +1,346 @@
+//! The remaining devices and their gates: inputs, ramfb, host devices, sound, VSOCK, persistent
+//! reservation and state, downward metrics, virtiofs, video, panic devices.
+
+use serde_json::Value;
+
+use super::TEMPLATE_SPEC;
+use super::read::architecture;
+use super::vmi::Ctx;
+use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at};
+
+pub(super) fn input_devices(cx: &mut Ctx) {
+    for (idx, input) in cx.devices("inputs").iter().enumerate() {
+        let field = format!("{TEMPLATE_SPEC}.domain.devices.inputs[{idx}]");
+        if !matches!(str_at(input, &["bus"]), "" | "virtio" | "usb") {
+            cx.push(
+                format!("{field}.bus"),
+                "Input device can have only virtio or usb bus.",
+            );
+        }
+        if str_at(input, &["type"]) != "tablet" {
+            cx.push(
+                format!("{field}.type"),
+                "Input device can have only tablet type.",
+            );
+        }
+    }
+}
+
+pub(super) fn mdev_ramfb(cx: &mut Ctx) {
+    let enabled = |gpu: &&Value| {
+        let display = present_at(gpu, &["virtualGPUOptions", "display"]);
+        display.is_some_and(|d| {
+            bool_at(d, &["enabled"]) != Some(false)
+                && bool_at(d, &["ramFB", "enabled"]) != Some(false)
+        })
+    };
+    if cx.devices("gpus").iter().filter(enabled).count() > 1 {
+        cx.push(
+            ts!("GPUs"),
+            "configuring multiple displays with ramfb is not valid ",
+        );
+    }
+}
+
+pub(super) fn host_devices(cx: &mut Ctx) {
+    if is_set_at(cx.spec, &["domain", "devices", "hostDevices"]) && !cx.gate("HostDevices") {
+        cx.push(
+            ts!("HostDevices"),
+            "Host Devices feature gate is not enabled in kubevirt-config",
+        );
+    }
+}
+
+pub(super) fn sound(cx: &mut Ctx) {
+    let Some(sound) = present_at(cx.spec, &["domain", "devices", "sound"]) else {
+        return;
+    };
+    if !matches!(str_at(sound, &["model"]), "" | "ich9" | "ac97") {
+        cx.push(
+            ts!("Sound"),
+            "Sound device type is not supported. Options: 'ich9' or 'ac97'",
+        );
+    }
+    if str_at(sound, &["name"]).is_empty() {
+        cx.push(ts!("Sound"), "Sound device requires a name field.");
+    }
+}
+
+pub(super) fn vsock(cx: &mut Ctx) {
+    let wanted = bool_at(cx.spec, &["domain", "devices", "autoattachVSOCK"]) == Some(true);
+    if wanted && !cx.gate("VSOCK") {
+        cx.push(
+            ts!("domain.devices.autoattachVSOCK"),
+            "VSOCK feature gate is not enabled in kubevirt-config",
+        );
+    }
+}
+
+pub(super) fn persistent_reservation(cx: &mut Ctx) {
+    let wanted = cx
+        .devices("disks")
+        .iter()
+        .any(|d| is_set_at(d, &["lun"]) && bool_at(d, &["lun", "reservation"]) == Some(true));
+    if wanted && !cx.profile.persistent_reservation_enabled() {
+        cx.push(
+            ts!("domain.devices.disks.luns.reservation"),
+            if cx.profile.version.at_least(1, 9) {
+                "persistent reservation is not enabled in kubevirt config"
+            } else {
+                "PersistentReservation feature gate is not enabled in kubevirt-config"
+            },
+        );
+    }
+}
+
+/// Before v1.6, persistent TPM and EFI state need the `VMPersistentState` gate.
+pub(super) fn persistent_state(cx: &mut Ctx) {
+    if cx.profile.version.at_least(1, 6) || cx.gate("VMPersistentState") {
+        return;
+    }
+    let tpm = is_set_at(cx.spec, &["domain", "devices", "tpm"])
+        && bool_at(cx.spec, &["domain", "devices", "tpm", "persistent"]) == Some(true);
+    let efi = bool_at(
+        cx.spec,
+        &["domain", "firmware", "bootloader", "efi", "persistent"],
+    ) == Some(true);
+    let message = "VMPersistentState feature gate is not enabled in kubevirt-config";
+    if tpm {
+        cx.push(ts!("domain.devices.tpm.persistent"), message);
+    }
+    if efi {
+        cx.push(ts!("domain.firmware.bootloader.efi.persistent"), message);
+    }
+}
+
+pub(super) fn downward_metrics(cx: &mut Ctx) {
+    if is_set_at(cx.spec, &["domain", "devices", "downwardMetrics"]) && !cx.gate("DownwardMetrics")
+    {
+        cx.push(
+            ts!("domain.devices.downwardMetrics"),
+            "downwardMetrics virtio serial is not allowed: DownwardMetrics feature gate is not enabled",
+        );
+    }
+}
+
+pub(super) fn virtiofs(cx: &mut Ctx) {
+    let volumes = array_at(cx.spec, &["volumes"]);
+    for filesystem in cx.devices("filesystems") {
+        let name = str_at(filesystem, &["name"]);
+        let Some(volume) = volumes.iter().rev().find(|v| str_at(v, &["name"]) == name) else {
+            continue;
+        };
+        let storage =
+            is_set_at(volume, &["persistentVolumeClaim"]) || is_set_at(volume, &["dataVolume"]);
+        if storage && !cx.gate("EnableVirtioFsStorageVolumes") {
+            cx.push(
+                ts!("domain.devices.filesystems"),
+                "virtiofs is not allowed: virtiofs feature gate is not enabled for PVC",
+            );
+        }
+    }
+}
+
+pub(super) fn video(cx: &mut Ctx) {
+    let video = is_set_at(cx.spec, &["domain", "devices", "video"]);
+    if video && gated_before_v1_9(cx, "VideoConfig") {
+        let message =
+            "Video configuration is specified but the VideoConfig feature gate is not enabled";
+        cx.push(ts!("video"), message);
+        return;
+    }
+    if video && bool_at(cx.spec, &["domain", "devices", "autoattachGraphicsDevice"]) == Some(false)
+    {
+        cx.push(
+            ts!("video"),
+            "Video configuration is not allowed when autoattachGraphicsDevice is set to false",
+        );
+    }
+}
+
+pub(super) fn panic_devices(cx: &mut Ctx) {
+    let devices = cx.devices("panicDevices");
+    if devices.is_empty() {
+        return;
+    }
+    if gated_before_v1_9(cx, "PanicDevices") {
+        cx.push(
+            ts!("domain.devices.panicDevices"),
+            "Panic Devices feature gate is not enabled in kubevirt-config",
+        );
+        return;
+    }
+    let arch = architecture(cx.spec, cx.profile);
+    if arch == "s390x" {
+        cx.push(
+            ts!("domain.devices.panicDevices"),
+            format!("custom panic devices are not supported on {arch} architecture"),
+        );
+    }
+    for (idx, device) in devices.iter().enumerate() {
+        let Some(model) = present_at(device, &["model"]) else {
+            continue;
+        };
+        let model = model.as_str().unwrap_or("");
+        if !matches!(model, "hyperv" | "isa" | "pvpanic") {
+            cx.push(
+                format!("{TEMPLATE_SPEC}.domain.devices.panicDevices[{idx}].model"),
+                format!("invalid PanicDeviceModel({model})"),
+            );
+        }
+    }
+}
+
+/// A feature introduced behind a gate in v1.6 that v1.9 made GA: before v1.9 it needs the gate.
+fn gated_before_v1_9(cx: &Ctx, name: &str) -> bool {
+    cx.profile.version.at_least(1, 6) && !cx.profile.version.at_least(1, 9) && !cx.gate(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::admission::vmspec::test_support::{merge, one, profile, run, run_with};
+
+    #[test]
+    fn input_devices() {
+        assert_eq!(
+            run(
+                &json!({"domain": {"devices": {"inputs": [{"name": "t", "type": "mouse", "bus": "ps2"}]}}})
+            ),
+            vec![
+                (
+                    "spec.template.spec.domain.devices.inputs[0].bus".to_owned(),
+                    "Input device can have only virtio or usb bus.".to_owned()
+                ),
+                (
+                    "spec.template.spec.domain.devices.inputs[0].type".to_owned(),
+                    "Input device can have only tablet type.".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            run(
+                &json!({"domain": {"devices": {"inputs": [{"name": "t", "type": "tablet", "bus": "usb"}]}}})
+            ),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn gated_devices() {
+        let host_devices = json!({"domain": {"devices": {"hostDevices": [{"name": "h", "deviceName": "vendor.com/dev"}]}}});
+        assert_eq!(
+            run(&host_devices),
+            one(
+                "spec.template.spec.HostDevices",
+                "Host Devices feature gate is not enabled in kubevirt-config"
+            )
+        );
+        assert_eq!(
+            run_with(&host_devices, &profile((1, 9), &["HostDevices"])),
+            Vec::new()
+        );
+        let vsock = json!({"domain": {"devices": {"autoattachVSOCK": true}}});
+        assert_eq!(
+            run(&vsock),
+            one(
+                "spec.template.spec.domain.devices.autoattachVSOCK",
+                "VSOCK feature gate is not enabled in kubevirt-config"
+            )
+        );
+        assert_eq!(run_with(&vsock, &profile((1, 9), &["VSOCK"])), Vec::new());
+        assert_eq!(
+            run(&json!({"domain": {"devices": {"downwardMetrics": {}}}})),
+            one(
+                "spec.template.spec.domain.devices.downwardMetrics",
+                "downwardMetrics virtio serial is not allowed: DownwardMetrics feature gate is not enabled"
+            )
+        );
+        assert_eq!(
+            run(
+                &json!({"volumes": [{"name": "root", "containerDisk": {"image": "x:1"}}, {"name": "fs", "persistentVolumeClaim": {"claimName": "c"}}],
+                        "domain": {"devices": {"filesystems": [{"name": "fs", "virtiofs": {}}]}}})
+            ),
+            one(
+                "spec.template.spec.domain.devices.filesystems",
+                "virtiofs is not allowed: virtiofs feature gate is not enabled for PVC"
+            )
+        );
+        assert_eq!(
+            run(&json!({"domain": {"memory": {"reservedOverhead": {"addedOverhead": "1Gi"}}}})),
+            one(
+                "spec.template.spec.domain.memory.reservedOverhead",
+                "Reserved overhead memlock feature gate is not enabled in kubevirt-config"
+            )
+        );
+        let reboot = json!({"domain": {"rebootPolicy": "Terminate"}});
+        assert_eq!(run(&reboot), Vec::new());
+        assert_eq!(
+            run_with(&reboot, &profile((1, 8), &[])),
+            one(
+                "spec.template.spec.domain.rebootPolicy",
+                "RebootPolicy is specified but the RebootPolicy feature gate is not enabled"
+            )
+        );
+    }
+
+    #[test]
+    fn display_devices() {
+        let display = json!({"virtualGPUOptions": {"display": {}}});
+        let gpu = |name: &str| {
+            let mut gpu = json!({"name": name, "deviceName": "nvidia.com/GRID"});
+            merge(&mut gpu, &display);
+            gpu
+        };
+        assert_eq!(
+            run(&json!({"domain": {"devices": {"gpus": [gpu("a"), gpu("b")]}}})),
+            one(
+                "spec.template.spec.GPUs",
+                "configuring multiple displays with ramfb is not valid "
+            )
+        );
+        assert_eq!(
+            run(&json!({"domain": {"devices": {"gpus": [gpu("a")]}}})),
+            Vec::new()
+        );
+        assert_eq!(
+            run(&json!({"domain": {"devices": {"sound": {"name": "s", "model": "sb16"}}}})),
+            one(
+                "spec.template.spec.Sound",
+                "Sound device type is not supported. Options: 'ich9' or 'ac97'"
+            )
+        );
+        let video = json!({"domain": {"devices": {"video": {"type": "virtio"}, "autoattachGraphicsDevice": false}}});
+        assert_eq!(
+            run(&video),
+            one(
+                "spec.template.spec.video",
+                "Video configuration is not allowed when autoattachGraphicsDevice is set to false"
+            )
+        );
+        assert_eq!(
+            run_with(&video, &profile((1, 8), &[])),
+            one(
+                "spec.template.spec.video",
+                "Video configuration is specified but the VideoConfig feature gate is not enabled"
+            )
+        );
+        let panic = json!({"domain": {"devices": {"panicDevices": [{"model": "hyperv"}]}}});
+        assert_eq!(run(&panic), Vec::new());
+        assert_eq!(
+            run(&json!({"domain": {"devices": {"panicDevices": [{"model": "isa-debug"}]}}})),
+            one(
+                "spec.template.spec.domain.devices.panicDevices[0].model",
+                "invalid PanicDeviceModel(isa-debug)"
+            )
+        );
+        assert_eq!(
+            run_with(&panic, &profile((1, 8), &[])),
+            one(
+                "spec.template.spec.domain.devices.panicDevices",
+                "Panic Devices feature gate is not enabled in kubevirt-config"
+            )
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! Feature gates as the webhook sees them (`virtconfig`), and `featuregate.ValidateFeatureGates`:
+//! discontinued gates a VM still uses, refused on CREATE.
+
+use serde_json::Value;
+
+use crate::admission::Cause;
+use crate::cluster::profile::ClusterProfile;
+use crate::model::value::{array_at, is_set_at};
+
+/// Gates that are on without configuration from a release on: GA ones, and Beta ones from v1.9
+/// (earlier releases left Beta gates off).
+const DEFAULT_ON_SINCE: &[(&str, u32, u32)] = &[
+    ("NUMA", 1, 4),
+    ("PasstBinding", 1, 9),
+    ("WorkloadEncryptionSEV", 1, 9),
+    ("DeclarativeHotplugVolumes", 1, 9),
+    ("GPUsWithDRA", 1, 9),
+    ("HostDevicesWithDRA", 1, 9),
+    ("RebootPolicy", 1, 9),
+];
+
+pub(super) fn gate(profile: &ClusterProfile, name: &str) -> bool {
+    let default_on = DEFAULT_ON_SINCE
+        .iter()
+        .any(|&(gate, major, minor)| gate == name && profile.version.at_least(major, minor));
+    profile.has_feature_gate(name) || (default_on && !profile.has_disabled_feature_gate(name))
+}
+
+pub(super) fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+    let uses = |binding: &str| {
+        array_at(spec, &["domain", "devices", "interfaces"])
+            .iter()
+            .any(|i| is_set_at(i, &[binding]))
+    };
+    profile
+        .feature_gates
+        .iter()
+        .filter_map(|gate| match gate.as_str() {
+            "Passt" if uses("passt") => Some(
+                "Passt network binding is discontinued since v1.3. Please refer to Kubevirt user guide for alternatives.",
+            ),
+            "Macvtap" if uses("macvtap") => Some(
+                "Macvtap network binding is discontinued since v1.3. Please refer to Kubevirt user guide for alternatives.",
+            ),
+            _ => None,
+        })
+        .map(|message| Cause::new("", message))
+        .collect()
+}

@@ -1,0 +1,71 @@
+//! `discontinued.go` (`Validator.ValidateCreation`): bindings removed in v1.3, refused on CREATE.
+
+use serde_json::Value;
+
+use crate::admission::Cause;
+use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::model::value::{array_at, is_set_at};
+
+pub(in crate::admission::vmspec) fn discontinued_bindings(spec: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (idx, iface) in array_at(spec, &["domain", "devices", "interfaces"])
+        .iter()
+        .enumerate()
+    {
+        for (binding, name) in [
+            ("slirp", "Slirp interface support"),
+            ("passt", "Passt network binding"),
+            ("macvtap", "Macvtap network binding"),
+        ] {
+            if is_set_at(iface, &[binding]) {
+                causes.push(Cause::new(
+                    format!("{TEMPLATE_SPEC}.domain.devices.interfaces[{idx}].{binding}"),
+                    format!("{name} has been discontinued since v1.3"),
+                ));
+            }
+        }
+    }
+    causes
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::admission::vmspec::test_support::{one, profile, run, run_vm, run_with};
+    use crate::cluster::profile::ClusterProfile;
+
+    #[test]
+    fn discontinued_bindings_answer_alone_on_create() {
+        let patch =
+            json!({"domain": {"devices": {"interfaces": [{"name": "default", "slirp": {}}]}}});
+        assert_eq!(
+            run(&patch),
+            one(
+                "spec.template.spec.domain.devices.interfaces[0].slirp",
+                "Slirp interface support has been discontinued since v1.3"
+            )
+        );
+        let update = run_vm(
+            &json!({"spec": {"template": {"spec": patch}}}),
+            &ClusterProfile::default(),
+            false,
+        );
+        assert_eq!(
+            update,
+            one(
+                "spec.template.spec.domain.devices.interfaces[0]",
+                "logical default interface must have exactly one binding method or binding plugin"
+            )
+        );
+        let passt =
+            json!({"domain": {"devices": {"interfaces": [{"name": "default", "passt": {}}]}}});
+        assert_eq!(
+            run_with(&passt, &profile((1, 9), &["Passt"])),
+            one(
+                "",
+                "Passt network binding is discontinued since v1.3. Please refer to Kubevirt user guide for alternatives."
+            )
+        );
+    }
+}

@@ -1,0 +1,54 @@
+//! `netsource.go`: one pod network at most, one source per network.
+
+use serde_json::Value;
+
+use super::{is_default_multus, is_pod};
+use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::read::count_present;
+use crate::admission::vmspec::vmi::Ctx;
+use crate::model::value::{is_set_at, str_at};
+
+pub(super) fn single_pod_network(cx: &mut Ctx, networks: &[Value]) {
+    let pods = networks.iter().filter(|n| is_pod(Some(n))).count();
+    let defaults = networks.iter().filter(|n| is_default_multus(n)).count();
+    if pods > 1 {
+        let field = ts!("interfaces");
+        cx.push(
+            field,
+            format!("more than one interface is connected to a pod network in {field}"),
+        );
+    }
+    if defaults > 1 {
+        cx.push(
+            ts!("networks"),
+            "Multus CNI should only have one default network",
+        );
+    }
+    if pods > 0 && defaults > 0 {
+        cx.push(
+            ts!("networks"),
+            "Pod network cannot be defined when Multus default network is defined",
+        );
+    }
+}
+
+pub(super) fn network_sources(cx: &mut Ctx, networks: &[Value]) {
+    for (idx, network) in networks.iter().enumerate() {
+        let count = count_present(network, &["pod", "multus", "resourceClaim"]);
+        let field = format!("{TEMPLATE_SPEC}.networks[{idx}]");
+        match count {
+            0 => cx.push(field, "should have a network type"),
+            1 => {}
+            _ => cx.push(field, "should have only one network type"),
+        }
+    }
+    let unnamed = networks.iter().position(|n| {
+        is_set_at(n, &["multus"]) && str_at(n, &["multus", "networkName"]).is_empty()
+    });
+    if let Some(idx) = unnamed {
+        cx.push(
+            format!("{TEMPLATE_SPEC}.networks[{idx}]"),
+            "CNI delegating plugin must have a networkName",
+        );
+    }
+}
