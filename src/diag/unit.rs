@@ -10,6 +10,8 @@ pub enum UnitKind {
     Kustomize,
     /// The directory a Flux Kustomization names, built as the kustomize-controller builds it.
     Flux,
+    /// The directory an Argo CD Application source names, rendered as the repo server does.
+    ArgoCd,
 }
 
 impl UnitKind {
@@ -17,6 +19,7 @@ impl UnitKind {
         match self {
             Self::Kustomize => "kustomize",
             Self::Flux => "flux",
+            Self::ArgoCd => "argocd",
         }
     }
 }
