@@ -699,11 +699,29 @@ pub(crate) fn render_directory(
     let mut out = DirectoryRendering::default();
     let options =
         directory::Options::of(target.source.get("directory").map(Node::to_json).as_ref());
-    let manifests = directory::manifests(&target.dir, &options);
     let path_span = target
         .source
         .get("path")
         .map_or(target.app.span, |p| p.span);
+    let refused = |message: String| {
+        target
+            .finding(
+                &rules::KUSTOMIZE_BUILD_FAILED,
+                path_span,
+                format!(
+                    "Argo CD cannot render Application {}: {message}",
+                    target.app.name
+                ),
+            )
+            .with_help(BUILD_HELP)
+    };
+    let manifests = match directory::manifests(&target.dir, &options, repository) {
+        Ok(manifests) => manifests,
+        Err(message) => {
+            out.findings.push(refused(message));
+            return out;
+        }
+    };
     for jsonnet in &manifests.jsonnet {
         out.findings.push(target.finding(
             &rules::UNIT_NOT_RENDERED,
@@ -722,24 +740,6 @@ pub(crate) fn render_directory(
     let mut files = Vec::new();
     for (path, text) in manifests.files {
         let display = crate::source::display_path(&path);
-        let refused = |message: String| {
-            target
-                .finding(
-                    &rules::KUSTOMIZE_BUILD_FAILED,
-                    path_span,
-                    format!(
-                        "Argo CD cannot render Application {}: {message}",
-                        target.app.name
-                    ),
-                )
-                .with_help(BUILD_HELP)
-        };
-        if !std::fs::canonicalize(&path).is_ok_and(|real| real.starts_with(repository)) {
-            out.findings.push(refused(format!(
-                "invalid manifest file \"{display}\": illegal filepath in symlink"
-            )));
-            return out;
-        }
         let mut documents = Vec::new();
         for doc in yaml::parse_stream(&text, Limits::default()) {
             match doc {

@@ -60,80 +60,104 @@ pub(crate) struct Manifests {
     pub jsonnet: Vec<PathBuf>,
 }
 
-/// Reads the manifests of `dir` (as the report names it) with `options`.
-pub(crate) fn manifests(dir: &Path, options: &Options) -> Manifests {
-    let mut out = Manifests::default();
-    let mut seen = 0;
-    walk(dir, dir, options, 0, &mut seen, &mut out);
-    out
-}
-
-fn walk(
-    app: &Path,
+/// Reads the manifests of `dir` (as the report names it) with `options`. A symlink that
+/// resolves outside `repository` (resolved) fails the source, as it fails the repo server;
+/// its target is not read.
+pub(crate) fn manifests(
     dir: &Path,
     options: &Options,
-    depth: usize,
-    seen: &mut usize,
-    out: &mut Manifests,
-) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    repository: &Path,
+) -> Result<Manifests, String> {
+    let mut out = Manifests::default();
+    let mut walk = Walk {
+        app: dir,
+        options,
+        repository,
+        seen: 0,
     };
-    let mut entries: Vec<(String, PathBuf, std::fs::FileType)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            Some((
-                entry.file_name().into_string().ok()?,
-                entry.path(),
-                entry.file_type().ok()?,
-            ))
-        })
-        .collect();
-    // filepath.Walk visits names in lexical (byte) order.
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, path, kind) in entries {
-        *seen += 1;
-        if *seen > MAX_FILES {
-            return;
-        }
-        if kind.is_dir() {
-            // The repository's own metadata is not part of Argo CD's checkout content.
-            if options.recurse && depth < MAX_DEPTH && name != ".git" {
-                walk(app, &path, options, depth + 1, seen, out);
-            }
-            continue;
-        }
-        let manifest_name = [".yaml", ".yml", ".json", ".jsonnet"]
-            .iter()
-            .any(|ext| name.ends_with(ext));
-        if !options.disable_extension_filter && !manifest_name {
-            continue;
-        }
-        // Symlinks are followed only to regular files (the repo server's rule); one that
-        // leaves the repository is the caller's to refuse, as for any unit file.
-        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        let relative = path
-            .strip_prefix(app)
-            .map_or_else(|_| name.clone(), |p| p.to_string_lossy().replace('\\', "/"));
-        if !options.exclude.is_empty() && glob::matches_include(&options.exclude, &relative) {
-            continue;
-        }
-        if !options.include.is_empty() && !glob::matches_include(&options.include, &relative) {
-            continue;
-        }
-        if name.ends_with(".jsonnet") {
-            out.jsonnet.push(path);
-            continue;
-        }
-        let Ok(text) = crate::source::read_file_text(&path) else {
-            continue;
+    walk.dir(dir, 0, &mut out)?;
+    Ok(out)
+}
+
+struct Walk<'a> {
+    app: &'a Path,
+    options: &'a Options,
+    repository: &'a Path,
+    seen: usize,
+}
+
+impl Walk<'_> {
+    fn dir(&mut self, dir: &Path, depth: usize, out: &mut Manifests) -> Result<(), String> {
+        let (app, options) = (self.app, self.options);
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
         };
-        if text.contains(SKIP_MARKER) {
-            continue;
+        let mut entries: Vec<(String, PathBuf, std::fs::FileType)> = entries
+            .flatten()
+            .filter_map(|entry| {
+                Some((
+                    entry.file_name().into_string().ok()?,
+                    entry.path(),
+                    entry.file_type().ok()?,
+                ))
+            })
+            .collect();
+        // filepath.Walk visits names in lexical (byte) order.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, path, kind) in entries {
+            self.seen += 1;
+            if self.seen > MAX_FILES {
+                return Ok(());
+            }
+            if kind.is_dir() {
+                // The repository's own metadata is not part of Argo CD's checkout content.
+                if options.recurse && depth < MAX_DEPTH && name != ".git" {
+                    self.dir(&path, depth + 1, out)?;
+                }
+                continue;
+            }
+            let manifest_name = [".yaml", ".yml", ".json", ".jsonnet"]
+                .iter()
+                .any(|ext| name.ends_with(ext));
+            if !options.disable_extension_filter && !manifest_name {
+                continue;
+            }
+            let relative = path
+                .strip_prefix(app)
+                .map_or_else(|_| name.clone(), |p| p.to_string_lossy().replace('\\', "/"));
+            if !options.exclude.is_empty() && glob::matches_include(&options.exclude, &relative) {
+                continue;
+            }
+            if !options.include.is_empty() && !glob::matches_include(&options.include, &relative) {
+                continue;
+            }
+            // Symlinks are followed to regular files inside the repository only (the repo
+            // server's `getPotentiallyValidManifestFile`).
+            let Ok(real) = std::fs::canonicalize(&path) else {
+                continue;
+            };
+            if !real.starts_with(self.repository) {
+                return Err(format!(
+                    "invalid manifest file \"{}\": illegal filepath in symlink",
+                    crate::source::display_path(&path)
+                ));
+            }
+            if !std::fs::metadata(&real).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            if name.ends_with(".jsonnet") {
+                out.jsonnet.push(path);
+                continue;
+            }
+            let Ok(text) = crate::source::read_file_text(&real) else {
+                continue;
+            };
+            if text.contains(SKIP_MARKER) {
+                continue;
+            }
+            out.files.push((path, text));
         }
-        out.files.push((path, text));
+        Ok(())
     }
 }
 
@@ -161,7 +185,8 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         let names = |options: &Options| -> Vec<String> {
-            manifests(app, options)
+            manifests(app, options, &std::fs::canonicalize(app).unwrap())
+                .unwrap()
                 .files
                 .iter()
                 .map(|(p, _)| p.strip_prefix(app).unwrap().to_string_lossy().into_owned())
@@ -169,7 +194,13 @@ mod tests {
         };
         assert_eq!(names(&Options::default()), ["a.yaml", "b.yml", "c.json"]);
         assert_eq!(
-            manifests(app, &Options::default()).jsonnet,
+            manifests(
+                app,
+                &Options::default(),
+                &std::fs::canonicalize(app).unwrap()
+            )
+            .unwrap()
+            .jsonnet,
             [app.join("e.jsonnet")]
         );
         let recurse = Options {
