@@ -431,3 +431,96 @@ spec:
     assert_eq!(vm.len(), 1);
     assert_eq!(vm[0]["instances"].as_array().unwrap().len(), 1000);
 }
+
+/// The build command tests compare kvlint with: `kustomize build`, else `kubectl kustomize`.
+fn kustomize_build(dir: &Path) -> String {
+    let on_path = |tool: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
+    };
+    let output = if on_path("kustomize") {
+        Command::new("kustomize").arg("build").arg(dir).output()
+    } else {
+        Command::new("kubectl").arg("kustomize").arg(dir).output()
+    }
+    .expect("kustomize runs");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `name:` values of the build output's objects (top-level metadata only).
+fn built_names(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter_map(|line| line.strip_prefix("  name: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn options_edit_the_kustomization_as_argo_cd_does_not_wrap_it() {
+    if !kustomize_available("options_edit_the_kustomization_as_argo_cd_does_not_wrap_it") {
+        return;
+    }
+    let base = "resources: [vm.yaml]\n";
+    let overlay = "namePrefix: dev-\nresources: [../../base]\n";
+    let patch = "- op: replace\n  path: /spec/runStrategy\n  value: Always\n";
+    let app = application(
+        "web-dev",
+        "apps/web/overlays/dev",
+        &format!(
+            "    kustomize:\n      namePrefix: argo-\n      patches:\n        - target: {{kind: VirtualMachine, name: vm}}\n          patch: |-\n{}",
+            patch
+                .lines()
+                .map(|l| format!("            {l}\n"))
+                .collect::<String>()
+        ),
+    );
+    let repo = repository(&[
+        ("apps.yaml", &app),
+        ("apps/web/base/kustomization.yaml", base),
+        ("apps/web/base/vm.yaml", VM),
+        ("apps/web/overlays/dev/kustomization.yaml", overlay),
+    ]);
+    // Argo CD edits the overlay in its checkout: the patch sees `vm`, the prefix replaces.
+    let in_place = repository(&[
+        ("apps/web/base/kustomization.yaml", base),
+        ("apps/web/base/vm.yaml", VM),
+        (
+            "apps/web/overlays/dev/kustomization.yaml",
+            &format!(
+                "namePrefix: argo-\nresources: [../../base]\npatches:\n  - target: {{kind: VirtualMachine, name: vm}}\n    patch: |-\n{}",
+                patch
+                    .lines()
+                    .map(|l| format!("      {l}\n"))
+                    .collect::<String>()
+            ),
+        ),
+        ("apps/web/overlays/original/kustomization.yaml", overlay),
+        (
+            "wrapper/kustomization.yaml",
+            "namePrefix: argo-\nresources: [../apps/web/overlays/original]\n",
+        ),
+    ]);
+    let argo = kustomize_build(&in_place.path().join("apps/web/overlays/dev"));
+    assert_eq!(built_names(&argo), ["argo-vm"]);
+    assert!(argo.contains("runStrategy: Always"), "{argo}");
+    // A wrapper around the overlay with the same prefix would compound it.
+    let wrapped = kustomize_build(&in_place.path().join("wrapper"));
+    assert_eq!(built_names(&wrapped), ["argo-dev-vm"]);
+    let report = report(repo.path());
+    let vm: Vec<_> = findings(&report, "KV1006");
+    assert_eq!(vm.len(), 1, "{report:#}");
+    assert_eq!(vm[0]["object"]["name"], "argo-vm");
+    assert_eq!(vm[0]["object"]["namespace"], "web-dev");
+    assert_eq!(vm[0]["unit"]["kind"], "argocd");
+    assert!(findings(&report, "KV0020").is_empty(), "{report:#}");
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["object"]["name"] != "argo-dev-vm"),
+        "{report:#}"
+    );
+}
