@@ -448,6 +448,15 @@ fn kustomize_build(dir: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// `text` with every line indented by `by` spaces.
+fn indented(text: &str, by: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        writeln!(out, "{:by$}{line}", "").unwrap();
+    }
+    out
+}
+
 /// `name:` values of the build output's objects (top-level metadata only).
 fn built_names(output: &str) -> Vec<String> {
     output
@@ -470,10 +479,7 @@ fn options_edit_the_kustomization_as_argo_cd_does_not_wrap_it() {
         "apps/web/overlays/dev",
         &format!(
             "    kustomize:\n      namePrefix: argo-\n      patches:\n        - target: {{kind: VirtualMachine, name: vm}}\n          patch: |-\n{}",
-            patch
-                .lines()
-                .map(|l| format!("            {l}\n"))
-                .collect::<String>()
+            indented(patch, 12)
         ),
     );
     let repo = repository(&[
@@ -490,10 +496,7 @@ fn options_edit_the_kustomization_as_argo_cd_does_not_wrap_it() {
             "apps/web/overlays/dev/kustomization.yaml",
             &format!(
                 "namePrefix: argo-\nresources: [../../base]\npatches:\n  - target: {{kind: VirtualMachine, name: vm}}\n    patch: |-\n{}",
-                patch
-                    .lines()
-                    .map(|l| format!("      {l}\n"))
-                    .collect::<String>()
+                indented(patch, 6)
             ),
         ),
         ("apps/web/overlays/original/kustomization.yaml", overlay),
