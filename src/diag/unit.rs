@@ -10,6 +10,8 @@ pub enum UnitKind {
     Kustomize,
     /// The directory a Flux Kustomization names, built as the kustomize-controller builds it.
     Flux,
+    /// The directory an Argo CD Application source names, rendered as the repo server does.
+    ArgoCd,
     /// The manifests a Flux HelmRelease or an Argo CD helm source gives a raw-manifest chart in
     /// its values, read in place.
     Helm,
@@ -20,6 +22,7 @@ impl UnitKind {
         match self {
             Self::Kustomize => "kustomize",
             Self::Flux => "flux",
+            Self::ArgoCd => "argocd",
             Self::Helm => "helm",
         }
     }

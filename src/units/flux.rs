@@ -164,7 +164,7 @@ pub(crate) fn edited_kustomization(
 }
 
 /// Rewrites every path-typed field of a kustomization (as `Kustomization::read` lists them).
-fn rewrite_paths(kustomization: &mut Json, rewrite: &dyn Fn(&str) -> String) {
+pub(crate) fn rewrite_paths(kustomization: &mut Json, rewrite: &dyn Fn(&str) -> String) {
     let Some(object) = kustomization.as_object_mut() else {
         return;
     };

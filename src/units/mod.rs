@@ -4,6 +4,7 @@
 //! rendered object carries the file it came from; the objects are then checked as rendered,
 //! with their spans in that file.
 
+mod argocd;
 mod cache;
 mod discover;
 pub mod envsubst;
@@ -92,10 +93,17 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         return rendering;
     }
     let is_file = |input: &&Input| matches!(input, Input::File { .. });
-    if !inputs
+    let texts = entry_texts(inputs);
+    let argo_files: BTreeSet<PathBuf> = texts
         .iter()
-        .filter(is_file)
-        .any(|input| is_kustomization_file(input.display()))
+        .filter(|(_, text)| text.contains(argocd::MARKER))
+        .filter_map(|(file, _)| Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf()))
+        .collect();
+    if argo_files.is_empty()
+        && !inputs
+            .iter()
+            .filter(is_file)
+            .any(|input| is_kustomization_file(input.display()))
     {
         return rendering;
     }
@@ -112,15 +120,33 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .filter(|path| is_kustomization_file(&path.to_string_lossy()))
         .filter_map(|path| path.parent().map(Path::to_path_buf))
         .collect();
-    if candidates.is_empty() {
+    if candidates.is_empty() && argo_files.is_empty() {
         return rendering;
     }
-    let repository = repository_of(&candidates);
+    let repository = repository_of(if candidates.is_empty() {
+        &argo_files
+    } else {
+        &candidates
+    });
     let mut tree = discover::Tree::new(repository.clone());
-    let mut flux = flux_jobs(inputs, &candidates, repository.as_deref(), &mut tree);
+    let mut flux = flux_jobs(&texts, &candidates, repository.as_deref(), &mut tree);
     rendering.findings.append(&mut flux.findings);
-    // A directory a Flux Kustomization names is built as Flux builds it, not again as a root.
-    let named: BTreeSet<&PathBuf> = flux.jobs.iter().map(|job| &job.root.dir).collect();
+    let mut argo = argocd::stage(
+        &texts,
+        &candidates,
+        repository.as_deref(),
+        &mut tree,
+        context,
+        &mut rendering,
+    );
+    // A directory a Flux Kustomization or an Argo CD Application names is built as they
+    // build it, not again as a root.
+    let named: BTreeSet<&PathBuf> = flux
+        .jobs
+        .iter()
+        .chain(&argo)
+        .map(|job| &job.root.dir)
+        .collect();
     let mut jobs: Vec<Job> = discover::roots(&mut tree, &candidates)
         .into_iter()
         .filter(|root| !named.contains(&root.dir))
@@ -132,9 +158,11 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             }),
             root,
             flux: None,
+            argocd: None,
         })
         .collect();
     jobs.append(&mut flux.jobs);
+    jobs.append(&mut argo);
     if jobs.is_empty() {
         return rendering;
     }
@@ -215,7 +243,13 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 unit: &unit,
                 root,
                 wrapper_dir: &wrapper_dir,
-                default_namespace: context.default_namespace,
+                default_namespace: job
+                    .argocd
+                    .as_ref()
+                    .map_or(context.default_namespace, |argo| {
+                        argo.target.namespace(context.default_namespace)
+                    }),
+                shadow: job.argocd.as_ref().and_then(|argo| argo.shadow.as_ref()),
             },
             &mut origins,
         );
@@ -235,8 +269,8 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .findings
         .extend(never_applied(&files, &roots, &flux.entry_points));
     let parts = origins.into_parts();
-    rendering.sources = parts.sources;
-    rendering.suppressions = parts.suppressions;
+    rendering.sources.extend(parts.sources);
+    rendering.suppressions.extend(parts.suppressions);
     rendering.findings.extend(parts.findings);
     rendering
 }
@@ -305,6 +339,7 @@ struct Job {
     root: discover::Root,
     unit: Arc<UnitRef>,
     flux: Option<FluxJob>,
+    argocd: Option<argocd::ArgoJob>,
 }
 
 struct FluxJob {
@@ -353,18 +388,10 @@ struct FluxJobs {
     entry_points: BTreeSet<Arc<str>>,
 }
 
-fn flux_jobs(
-    inputs: &[Input],
-    candidates: &BTreeSet<PathBuf>,
-    repository: Option<&Path>,
-    tree: &mut discover::Tree,
-) -> FluxJobs {
-    let mut out = FluxJobs {
-        jobs: Vec::new(),
-        findings: Vec::new(),
-        entry_points: BTreeSet::new(),
-    };
-    let texts: Vec<(Arc<str>, String)> = inputs
+/// The checked files that hold entry points (Argo CD or Flux objects) or variable sources
+/// (ConfigMaps, Secrets), with their texts.
+fn entry_texts(inputs: &[Input]) -> Vec<(Arc<str>, String)> {
+    inputs
         .par_iter()
         .filter_map(|input| match input {
             Input::File { path, display } if crate::source::is_manifest_name(path) => {
@@ -378,7 +405,32 @@ fn flux_jobs(
                 || text.contains("kind: ConfigMap")
                 || text.contains("kind: Secret")
         })
-        .collect();
+        .collect()
+}
+
+/// The repository root as the report names paths: absolute when the paths were given so.
+fn shown_root(candidates: &BTreeSet<PathBuf>, repository: &Path) -> PathBuf {
+    if candidates.iter().any(|c| c.is_absolute()) {
+        repository.to_path_buf()
+    } else {
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .unwrap_or_default();
+        wrapper::relative_path(&cwd, repository)
+    }
+}
+
+fn flux_jobs(
+    texts: &[(Arc<str>, String)],
+    candidates: &BTreeSet<PathBuf>,
+    repository: Option<&Path>,
+    tree: &mut discover::Tree,
+) -> FluxJobs {
+    let mut out = FluxJobs {
+        jobs: Vec::new(),
+        findings: Vec::new(),
+        entry_points: BTreeSet::new(),
+    };
     out.entry_points = texts
         .iter()
         .filter(|(_, text)| is_entry_point(text))
@@ -405,15 +457,7 @@ fn flux_jobs(
     let Some(repository) = repository else {
         return out;
     };
-    // The repository root as the report names paths: absolute when the paths were given so.
-    let shown_root = if candidates.iter().any(|c| c.is_absolute()) {
-        repository.to_path_buf()
-    } else {
-        let cwd = std::env::current_dir()
-            .and_then(std::fs::canonicalize)
-            .unwrap_or_default();
-        wrapper::relative_path(&cwd, repository)
-    };
+    let shown_root = shown_root(candidates, repository);
     for entry in entries {
         let dir = entry.directory(&shown_root);
         let path_location = Location {
@@ -470,6 +514,7 @@ fn flux_jobs(
             root,
             unit,
             flux: Some(FluxJob { entry, post_build }),
+            argocd: None,
         });
     }
     out
@@ -488,9 +533,10 @@ fn build_job(
             root, reason,
         ))));
     }
-    let written = match &job.flux {
-        Some(flux) => wrapper::write_flux(root, &flux.entry, wrapper_dir),
-        None => wrapper::write(root, wrapper_dir),
+    let written = match (&job.flux, &job.argocd) {
+        (Some(flux), _) => wrapper::write_flux(root, &flux.entry, wrapper_dir),
+        (None, Some(argo)) => Ok(argo.write(root, wrapper_dir).map_err(NotBuilt::Skipped)?),
+        (None, None) => wrapper::write(root, wrapper_dir),
     };
     let wrapper = written.map_err(|problem| {
         NotBuilt::Skipped(Box::new(Finding::new(

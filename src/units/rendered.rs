@@ -22,6 +22,19 @@ pub(crate) struct UnitBuild<'a> {
     pub root: &'a Root,
     pub wrapper_dir: &'a Path,
     pub default_namespace: &'a str,
+    /// An Argo CD unit's shadow directory: what its paths stand for.
+    pub shadow: Option<&'a super::argocd::Shadow>,
+}
+
+impl UnitBuild<'_> {
+    /// The repository file a path of the build output names (relative to the wrapper).
+    fn real(&self, wrapper: &Path, path: &str) -> PathBuf {
+        let joined = normalise_path(&wrapper.join(path));
+        match self.shadow {
+            Some(shadow) => shadow.real(wrapper, &joined),
+            None => joined,
+        }
+    }
 }
 
 /// What reading the origin files leaves for the report.
@@ -133,6 +146,17 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         allowed: build.root.closure.clone(),
         read: Mutex::new(HashMap::new()),
     });
+    let entry_layer =
+        build
+            .shadow
+            .and_then(|shadow| shadow.layer.as_ref())
+            .map(|(file, text, node)| {
+                Arc::new(OriginFile {
+                    display: Arc::clone(file),
+                    text: Arc::clone(text),
+                    documents: vec![node.clone()],
+                })
+            });
     let mut loaded = Loaded::default();
     for doc in yaml::parse_stream(output, Limits::default()) {
         let mut node = match doc {
@@ -153,14 +177,20 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
             continue;
         }
         let origin = origin_of(&node);
-        let layers: Vec<Arc<OriginFile>> = configured_in(&node)
+        let mut layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
-            .filter_map(|path| origins.file(&normalise_path(&wrapper.join(path))))
+            .filter_map(|path| origins.file(&build.real(&wrapper, path)))
             .collect();
+        // The options of an Argo CD Application edit the outermost kustomization.
+        if let Some(layer) = &entry_layer
+            && !layers.is_empty()
+        {
+            layers.push(Arc::clone(layer));
+        }
         strip_annotations(&mut node, !keep_origin, !keep_transformations);
         let source = origin.as_ref().and_then(|origin| {
             let path = origin.path.as_deref().or(origin.configured_in.as_deref())?;
-            let real = normalise_path(&wrapper.join(path));
+            let real = build.real(&wrapper, path);
             origins
                 .file(&real)
                 .map(|file| (file, origin.path.is_some()))

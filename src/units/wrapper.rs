@@ -47,6 +47,20 @@ pub(crate) fn write_flux(
     entry: &super::flux::Entry,
     dir: &Path,
 ) -> Result<String, String> {
+    write_edited(root, dir, &|original, to_unit| {
+        let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
+        super::flux::edited_kustomization(original, entry, &rewrite)
+    })
+}
+
+/// Writes into the new directory `dir` the unit's own kustomization as `edit` changes it;
+/// `edit` gets the kustomization (JSON) and the unit's directory relative to `dir`. Returns
+/// the text written.
+pub(crate) fn write_edited(
+    root: &Root,
+    dir: &Path,
+    edit: &dyn Fn(&serde_json::Value, &Path) -> serde_json::Value,
+) -> Result<String, String> {
     let (dir, unit) = create(root, dir)?;
     let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
         .map_err(|problem| problem.message)?;
@@ -55,12 +69,27 @@ pub(crate) fn write_flux(
         .next()
         .and_then(Result::ok)
         .map_or(serde_json::Value::Null, |doc| doc.root.to_json());
-    let to_unit = relative_path(&dir, &unit);
-    let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
-    let edited = super::flux::edited_kustomization(&original, entry, &rewrite);
+    let edited = edit(&original, &relative_path(&dir, &unit));
     let text = serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())?;
     std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
     Ok(text)
+}
+
+/// Adds the annotations the wrapper asks for to a kustomization's `buildMetadata`.
+pub(crate) fn with_build_metadata(kustomization: &mut serde_json::Value) {
+    let Some(object) = kustomization.as_object_mut() else {
+        return;
+    };
+    let metadata = object
+        .entry("buildMetadata")
+        .or_insert_with(|| serde_json::json!([]));
+    if let Some(list) = metadata.as_array_mut() {
+        for wanted in ["originAnnotations", "transformerAnnotations"] {
+            if !list.iter().any(|m| m == wanted) {
+                list.push(serde_json::json!(wanted));
+            }
+        }
+    }
 }
 
 /// Creates the wrapper's directory `dir`; returns it and the unit's directory, both resolved.
