@@ -48,6 +48,25 @@ pub struct RenderedIn {
     pub unit: Arc<crate::diag::UnitRef>,
     /// Finds the patch or transformer line that wrote a field, when an overlay did.
     pub attribution: Option<Box<dyn Attribute>>,
+    /// Fields whose rendered value still holds a `${…}` expression the unit's controller
+    /// substitutes with a value kvlint cannot read (a SOPS-encrypted variable source).
+    pub unresolved: Vec<FieldPath>,
+}
+
+impl RenderedIn {
+    /// Whether a finding at `path` would judge a value that is unknown offline: the path is an
+    /// unresolved field, or the object that holds one (`spec.instancetype` for an unresolved
+    /// `spec.instancetype.name`).
+    pub fn judges_unknown(&self, path: &str) -> bool {
+        let path = FieldPath::parse(path);
+        self.unresolved.iter().any(|field| {
+            *field == path
+                || field
+                    .0
+                    .split_last()
+                    .is_some_and(|(_, parent)| parent == path.0.as_slice())
+        })
+    }
 }
 
 /// Which line of another file (a patch, a kustomization) produced a field of a rendered

@@ -22,6 +22,8 @@ pub(crate) struct UnitBuild<'a> {
     pub root: &'a Root,
     pub wrapper_dir: &'a Path,
     pub default_namespace: &'a str,
+    /// Expressions of the output left as written, their values unknown (character ranges).
+    pub unresolved: &'a [std::ops::Range<usize>],
 }
 
 /// What reading the origin files leaves for the report.
@@ -152,6 +154,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         if matches!(node.value, Value::Null) {
             continue;
         }
+        let unresolved = unresolved_fields(&node, build.unresolved);
         let origin = origin_of(&node);
         let layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
@@ -215,11 +218,48 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 attribution: attribution
                     .as_ref()
                     .map(|a| Box::new(Shared(Arc::clone(a))) as Box<dyn Attribute>),
+                unresolved: unresolved.clone(),
             }));
             loaded.objects.push(object);
         }
     }
     loaded
+}
+
+/// The fields of a rendered document whose scalar value overlaps one of `ranges` (character
+/// positions in the build output).
+fn unresolved_fields(node: &Node, ranges: &[std::ops::Range<usize>]) -> Vec<FieldPath> {
+    fn walk(
+        node: &Node,
+        path: FieldPath,
+        ranges: &[std::ops::Range<usize>],
+        out: &mut Vec<FieldPath>,
+    ) {
+        match &node.value {
+            Value::Map(entries) => {
+                for entry in entries {
+                    walk(&entry.value, path.key(&entry.key), ranges, out);
+                }
+            }
+            Value::Seq(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    walk(item, path.index(n), ranges, out);
+                }
+            }
+            _ => {
+                let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
+                if ranges.iter().any(|r| r.start < end && start < r.end) {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
+    if ranges.iter().any(|r| r.start < end && start < r.end) {
+        walk(node, FieldPath::root(), ranges, &mut out);
+    }
+    out
 }
 
 fn first_line() -> Span {
