@@ -339,7 +339,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 &rules::UNIT_NOT_RENDERED,
                 entry.location(),
                 format!(
-                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown, and fields that use them are checked with their `${{…}}` text"
+                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown, and fields that use them are not checked"
                 ),
             ));
             }
