@@ -370,3 +370,76 @@ fn the_cache_follows_the_files_of_a_generated_path_and_its_sourceignore() {
     let (_, builds) = run();
     assert_eq!(builds, 1);
 }
+
+#[test]
+fn a_substituted_value_names_where_its_variable_is_defined() {
+    if !kustomize_available("a_substituted_value_names_where_its_variable_is_defined") {
+        return;
+    }
+    let apps = flux_kustomization(
+        "apps",
+        "./apps/web",
+        "  postBuild:\n    substitute:\n      SIZE: missing-size\n    substituteFrom:\n      - kind: ConfigMap\n        name: cluster-vars\n",
+    );
+    let vars = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-vars
+  namespace: flux-system
+data:
+  OTHER: x
+  PREFERENCE: missing-preference
+";
+    let web = "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: web
+spec:
+  runStrategy: Always
+  instancetype:
+    name: ${SIZE}
+  preference:
+    name: ${PREFERENCE}
+  template:
+    spec:
+      domain:
+        devices: {}
+";
+    let repo = repository(&[
+        ("clusters/prod/apps.yaml", &apps),
+        ("clusters/prod/vars.yaml", vars),
+        ("apps/web/vm.yaml", web),
+    ]);
+    let report = check(repo.path(), &["--no-cache"]);
+    let all = diagnostics(&report);
+    let one = |code: &str| -> Value {
+        let found: Vec<&Value> = all.iter().filter(|d| d["code"] == code).collect();
+        assert_eq!(found.len(), 1, "{code}: {report:#}");
+        found[0].clone()
+    };
+    let size = one("KV1006");
+    assert_eq!(
+        (&size["file"], &size["line"]),
+        (&"apps/web/vm.yaml".into(), &7.into())
+    );
+    let related = size["related"].as_array().unwrap();
+    assert_eq!(related.len(), 1, "{size:#}");
+    assert_eq!(related[0]["file"], "clusters/prod/apps.yaml");
+    assert_eq!(
+        (&related[0]["line"], &related[0]["column"]),
+        (&15.into(), &7.into())
+    );
+    assert_eq!(
+        related[0]["message"],
+        "variable SIZE = `missing-size`, substituted by Flux"
+    );
+    let preference = one("KV1007");
+    assert_eq!(preference["line"], 9);
+    let related = preference["related"].as_array().unwrap();
+    assert_eq!(related.len(), 1, "{preference:#}");
+    assert_eq!(related[0]["file"], "clusters/prod/vars.yaml");
+    assert_eq!(
+        (&related[0]["line"], &related[0]["column"]),
+        (&8.into(), &3.into())
+    );
+}

@@ -266,6 +266,18 @@ fn in_unit(object: &Object, mut findings: Vec<Finding>) -> Vec<Finding> {
                     .is_some_and(|path| rendered.judges_unknown(path))
             });
         }
+        if !rendered.variables.is_empty() {
+            for finding in &mut findings {
+                let Some(path) = finding.path.as_deref() else {
+                    continue;
+                };
+                for related in rendered.variables_of(path) {
+                    if !finding.related.contains(related) {
+                        finding.related.push(related.clone());
+                    }
+                }
+            }
+        }
         for finding in &mut findings {
             finding.unit = Some(Arc::clone(&rendered.unit));
         }

@@ -44,6 +44,8 @@ pub(crate) struct Entry {
     pub spec: Json,
     /// Where `spec.postBuild` is written, for findings about the substitution.
     pub post_build_span: Option<Span>,
+    /// Where each `spec.postBuild.substitute` key is written.
+    pub substitute_spans: BTreeMap<String, Span>,
 }
 
 impl Entry {
@@ -72,6 +74,14 @@ impl Entry {
             path_span: path_node.map_or(node.span, |p| p.span),
             spec: spec.map_or(Json::Null, Node::to_json),
             post_build_span: spec.and_then(|s| s.entry("postBuild")).map(|e| e.key_span),
+            substitute_spans: spec
+                .and_then(|s| s.get("postBuild"))
+                .and_then(|p| p.get("substitute"))
+                .and_then(Node::as_map)
+                .unwrap_or_default()
+                .iter()
+                .map(|e| (e.key.clone(), e.key_span))
+                .collect(),
         })
     }
 
@@ -282,10 +292,13 @@ pub(crate) struct PostBuild {
     /// Variables Flux has but whose values kvlint cannot read (encrypted), with the source
     /// that holds them. Expressions that use them are left as written.
     pub unknown: BTreeMap<String, String>,
+    /// Where each known variable's value is defined (the definition that wins).
+    pub definitions: BTreeMap<String, Location>,
 }
 
 /// A ConfigMap or Secret among the checked files that `substituteFrom` may name.
 pub(crate) struct VariableSource {
+    pub file: Arc<str>,
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
@@ -293,6 +306,8 @@ pub(crate) struct VariableSource {
     /// Keys whose values are encrypted (SOPS encrypts values, never keys): Flux reads the
     /// decrypted object from the cluster, kvlint knows only that the variable exists.
     pub sealed: Vec<String>,
+    /// Where each key is written.
+    pub key_spans: BTreeMap<String, Span>,
 }
 
 /// Reads `spec.postBuild` as the controller does: `substituteFrom` in order, later sources
@@ -301,6 +316,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
     let post_build = entry.spec.get("postBuild")?;
     let mut variables = Variables::new();
     let mut unknown = BTreeMap::new();
+    let mut definitions = BTreeMap::new();
     let mut findings = Vec::new();
     let mut complete = true;
     let namespace = entry.namespace.as_deref().unwrap_or("default");
@@ -323,8 +339,18 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 for (key, value) in &source.data {
                     variables.set(key.clone(), value);
                     unknown.remove(key);
+                    if let Some(span) = source.key_spans.get(key) {
+                        definitions.insert(
+                            key.clone(),
+                            Location {
+                                file: Arc::clone(&source.file),
+                                span: *span,
+                            },
+                        );
+                    }
                 }
                 for key in &source.sealed {
+                    definitions.remove(key);
                     variables.set(key.clone(), &format!("${{{key}}}"));
                     unknown.insert(
                         key.clone(),
@@ -353,6 +379,15 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
             };
             variables.set(key.clone(), &text);
             unknown.remove(key);
+            if let Some(span) = entry.substitute_spans.get(key) {
+                definitions.insert(
+                    key.clone(),
+                    Location {
+                        file: Arc::clone(&entry.file),
+                        span: *span,
+                    },
+                );
+            }
         }
     }
     Some(PostBuild {
@@ -361,13 +396,14 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
         findings,
         complete,
         unknown,
+        definitions,
     })
 }
 
 /// The variable sources of a checked file: ConfigMaps (`data`) and Secrets (`data`, base64
 /// decoded, and `stringData`). In a SOPS-encrypted one (a `sops` key), values written as
 /// `ENC[…]` are sealed.
-pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
+pub(crate) fn variable_sources(file: &Arc<str>, node: &Node) -> Option<VariableSource> {
     let kind = node.get("kind")?.as_str()?;
     if !matches!(kind, "ConfigMap" | "Secret") || node.get("apiVersion")?.as_str()? != "v1" {
         return None;
@@ -376,8 +412,10 @@ pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
     let encrypted = node.get("sops").is_some();
     let mut data = Vec::new();
     let mut sealed = Vec::new();
+    let mut key_spans = BTreeMap::new();
     let mut entries = |key: &str, decode: bool| {
         for entry in node.get(key).and_then(Node::as_map).unwrap_or_default() {
+            key_spans.insert(entry.key.clone(), entry.key_span);
             let Some(value) = entry.value.as_str() else {
                 continue;
             };
@@ -399,6 +437,7 @@ pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
         entries("data", false);
     }
     Some(VariableSource {
+        file: Arc::clone(file),
         kind: kind.to_owned(),
         namespace: metadata
             .get("namespace")
@@ -407,6 +446,7 @@ pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
         name: metadata.get("name")?.as_str()?.to_owned(),
         data,
         sealed,
+        key_spans,
     })
 }
 
@@ -442,6 +482,9 @@ pub(crate) struct Substituted {
     pub text: String,
     /// Expressions left as written because a variable they use is unknown offline.
     pub unresolved: Vec<Unresolved>,
+    /// Expressions substituted with known variables: the variables, and where the value is
+    /// in the substituted text (bytes).
+    pub resolved: Vec<(BTreeSet<String>, Range<usize>)>,
 }
 
 /// One expression left as written.
@@ -460,7 +503,7 @@ pub(crate) struct Unresolved {
 pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<Substituted, String> {
     let mut out = Substituted {
         text: String::with_capacity(output.len()),
-        unresolved: Vec::new(),
+        ..Substituted::default()
     };
     for (i, document) in split_documents(output).into_iter().enumerate() {
         if i > 0 {
@@ -488,6 +531,12 @@ pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<Substit
                 unresolved.range = unresolved.range.start + offset..unresolved.range.end + offset;
                 unresolved
             }));
+        out.resolved.extend(
+            substituted
+                .resolved
+                .into_iter()
+                .map(|(names, range)| (names, range.start + offset..range.end + offset)),
+        );
     }
     Ok(out)
 }
@@ -520,12 +569,12 @@ fn substitute_document(document: &str, post_build: &PostBuild) -> Result<Substit
     }
     Ok(Substituted {
         text: document.to_owned(),
-        unresolved: Vec::new(),
+        ..Substituted::default()
     })
 }
 
 /// The substituted text with every expression that uses an unknown variable put back as
-/// written.
+/// written, and where the others' values are.
 fn keep_unknown(
     document: &str,
     substituted: &envsubst::Substituted,
@@ -534,26 +583,37 @@ fn keep_unknown(
     let mut out = Substituted::default();
     let mut copied = 0;
     for substitution in &substituted.substitutions {
-        let names: BTreeSet<String> = substitution
-            .references
-            .iter()
-            .filter(|reference| unknown.contains(&reference.name))
-            .map(|reference| reference.name.clone())
-            .collect();
-        if names.is_empty() {
-            continue;
-        }
         out.text
             .push_str(&substituted.text[copied..substitution.output.start]);
-        let expression = &document[substitution.span.clone()];
+        copied = substitution.output.end;
         let start = out.text.len();
+        let names = |unknown_ones: bool| -> BTreeSet<String> {
+            substitution
+                .references
+                .iter()
+                .filter(|reference| {
+                    reference.set && unknown.contains(&reference.name) == unknown_ones
+                })
+                .map(|reference| reference.name.clone())
+                .collect()
+        };
+        let unknown_names = names(true);
+        if unknown_names.is_empty() {
+            out.text
+                .push_str(&substituted.text[substitution.output.clone()]);
+            let known = names(false);
+            if !known.is_empty() {
+                out.resolved.push((known, start..out.text.len()));
+            }
+            continue;
+        }
+        let expression = &document[substitution.span.clone()];
         out.text.push_str(expression);
         out.unresolved.push(Unresolved {
             expression: expression.to_owned(),
-            names,
+            names: unknown_names,
             range: start..out.text.len(),
         });
-        copied = substitution.output.end;
     }
     out.text.push_str(&substituted.text[copied..]);
     out
@@ -663,7 +723,7 @@ spec:
         .remove(0)
         .unwrap()
         .root;
-        let sources = vec![variable_sources(&config_map).unwrap()];
+        let sources = vec![variable_sources(&Arc::from("vars.yaml"), &config_map).unwrap()];
         let post_build = post_build(&entry, &sources).unwrap();
         assert_eq!(post_build.variables.get("SIZE"), Some("large"));
         assert_eq!(post_build.variables.get("REGION"), Some("eu"));
@@ -703,7 +763,7 @@ spec:
         .remove(0)
         .unwrap()
         .root;
-        let source = variable_sources(&secret).unwrap();
+        let source = variable_sources(&Arc::from("secret.yaml"), &secret).unwrap();
         assert_eq!(
             source.data,
             [
@@ -726,7 +786,7 @@ spec:
         .remove(0)
         .unwrap()
         .root;
-        let source = variable_sources(&secret).unwrap();
+        let source = variable_sources(&Arc::from("secret.yaml"), &secret).unwrap();
         assert_eq!(source.sealed, ["SIZE", "ZONE"]);
         assert_eq!(source.data, [("PLAIN".to_owned(), "clear".to_owned())]);
         let post_build = post_build(&entry, &[source]).unwrap();
@@ -747,6 +807,21 @@ spec:
         )
         .unwrap();
         assert_eq!(substituted.text, "a: large\nb: ${ZONE:-x}-clear\nc: d\n");
+        let resolved: Vec<(Vec<&str>, &str)> = substituted
+            .resolved
+            .iter()
+            .map(|(names, range)| {
+                (
+                    names.iter().map(String::as_str).collect(),
+                    &substituted.text[range.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            resolved,
+            [(vec!["SIZE"], "large"), (vec!["PLAIN"], "clear")],
+            "a default of an unset variable comes from no variable"
+        );
         assert_eq!(substituted.unresolved.len(), 1);
         assert_eq!(substituted.unresolved[0].expression, "${ZONE:-x}");
         assert_eq!(

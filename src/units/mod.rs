@@ -222,6 +222,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 wrapper_dir: &wrapper_dir,
                 default_namespace: context.default_namespace,
                 unresolved: &output.unresolved,
+                variables: &output.variables,
             },
             &mut origins,
         );

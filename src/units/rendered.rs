@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::discover::Root;
 use super::provenance::{self, Layer, PatchFile, Subject};
 use super::wrapper::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
-use crate::diag::{Finding, Location, UnitRef};
+use crate::diag::{Finding, Location, Related, UnitRef};
 use crate::k8s::{Attribute, RenderedIn, normalise_path};
 use crate::load::Loaded;
 use crate::rules;
@@ -24,6 +24,9 @@ pub(crate) struct UnitBuild<'a> {
     pub default_namespace: &'a str,
     /// Expressions of the output left as written, their values unknown (character ranges).
     pub unresolved: &'a [std::ops::Range<usize>],
+    /// Values of the output substituted from variables (character ranges), with where the
+    /// variables are defined.
+    pub variables: &'a [(std::ops::Range<usize>, Vec<Related>)],
 }
 
 /// What reading the origin files leaves for the report.
@@ -154,7 +157,19 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         if matches!(node.value, Value::Null) {
             continue;
         }
-        let unresolved = unresolved_fields(&node, build.unresolved);
+        let unresolved: Vec<FieldPath> = overlapping_fields(&node, build.unresolved)
+            .into_iter()
+            .map(|(field, _)| field)
+            .collect();
+        let variable_ranges: Vec<std::ops::Range<usize>> = build
+            .variables
+            .iter()
+            .map(|(range, _)| range.clone())
+            .collect();
+        let variables: Vec<(FieldPath, Vec<Related>)> = overlapping_fields(&node, &variable_ranges)
+            .into_iter()
+            .map(|(field, n)| (field, build.variables[n].1.clone()))
+            .collect();
         let origin = origin_of(&node);
         let layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
@@ -219,6 +234,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                     .as_ref()
                     .map(|a| Box::new(Shared(Arc::clone(a))) as Box<dyn Attribute>),
                 unresolved: unresolved.clone(),
+                variables: variables.clone(),
             }));
             loaded.objects.push(object);
         }
@@ -227,13 +243,17 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
 }
 
 /// The fields of a rendered document whose scalar value overlaps one of `ranges` (character
-/// positions in the build output).
-fn unresolved_fields(node: &Node, ranges: &[std::ops::Range<usize>]) -> Vec<FieldPath> {
+/// positions in the build output), each with the index of the first range it overlaps.
+fn overlapping_fields(node: &Node, ranges: &[std::ops::Range<usize>]) -> Vec<(FieldPath, usize)> {
+    fn overlap(node: &Node, ranges: &[std::ops::Range<usize>]) -> Option<usize> {
+        let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
+        ranges.iter().position(|r| r.start < end && start < r.end)
+    }
     fn walk(
         node: &Node,
         path: FieldPath,
         ranges: &[std::ops::Range<usize>],
-        out: &mut Vec<FieldPath>,
+        out: &mut Vec<(FieldPath, usize)>,
     ) {
         match &node.value {
             Value::Map(entries) => {
@@ -247,16 +267,14 @@ fn unresolved_fields(node: &Node, ranges: &[std::ops::Range<usize>]) -> Vec<Fiel
                 }
             }
             _ => {
-                let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
-                if ranges.iter().any(|r| r.start < end && start < r.end) {
-                    out.push(path);
+                if let Some(n) = overlap(node, ranges) {
+                    out.push((path, n));
                 }
             }
         }
     }
     let mut out = Vec::new();
-    let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
-    if ranges.iter().any(|r| r.start < end && start < r.end) {
+    if overlap(node, ranges).is_some() {
         walk(node, FieldPath::root(), ranges, &mut out);
     }
     out

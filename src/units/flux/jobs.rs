@@ -75,11 +75,11 @@ impl FluxInputs {
             texts
                 .iter()
                 .filter(|(_, text)| text.contains("ConfigMap") || text.contains("Secret"))
-                .flat_map(|(_, text)| {
+                .flat_map(|(file, text)| {
                     crate::yaml::parse_stream(text, crate::yaml::Limits::default())
                         .into_iter()
                         .flatten()
-                        .filter_map(|doc| super::variable_sources(&doc.root))
+                        .filter_map(|doc| super::variable_sources(file, &doc.root))
                         .collect::<Vec<_>>()
                 })
                 .collect()
@@ -313,6 +313,9 @@ pub(in crate::units) struct PostBuilt {
     pub text: String,
     /// Where expressions were left as written (character ranges of `text`).
     pub unresolved: Vec<Range<usize>>,
+    /// Where values substituted from variables are (character ranges of `text`), and where
+    /// those variables are defined.
+    pub variables: Vec<(Range<usize>, Vec<Related>)>,
     /// One finding per variable left unknown.
     pub findings: Vec<Finding>,
 }
@@ -329,6 +332,7 @@ impl Job {
             return Ok(PostBuilt {
                 text: output,
                 unresolved: Vec::new(),
+                variables: Vec::new(),
                 findings: Vec::new(),
             });
         };
@@ -357,12 +361,41 @@ impl Job {
             &substituted.text,
             substituted.unresolved.iter().map(|u| u.range.clone()),
         );
+        let defined: Vec<(Range<usize>, Vec<Related>)> = substituted
+            .resolved
+            .iter()
+            .filter_map(|(names, range)| {
+                let related = definitions(names, post_build);
+                (!related.is_empty()).then(|| (range.clone(), related))
+            })
+            .collect();
+        let ranges = character_ranges(&substituted.text, defined.iter().map(|d| d.0.clone()));
         Ok(PostBuilt {
             text: substituted.text,
             unresolved,
+            variables: ranges
+                .into_iter()
+                .zip(defined)
+                .map(|(range, (_, related))| (range, related))
+                .collect(),
             findings,
         })
     }
+}
+
+/// Where the variables `names` are defined, as related locations.
+fn definitions(names: &BTreeSet<String>, post_build: &PostBuild) -> Vec<Related> {
+    names
+        .iter()
+        .filter_map(|name| {
+            let location = post_build.definitions.get(name)?;
+            let value = post_build.variables.get(name).unwrap_or_default();
+            Some(Related {
+                location: location.clone(),
+                message: format!("variable {name} = `{value}`, substituted by Flux"),
+            })
+        })
+        .collect()
 }
 
 /// One info finding per sealed variable the unit's objects use, at its first `${…}` in the
