@@ -443,3 +443,25 @@ spec:
         (&8.into(), &3.into())
     );
 }
+
+#[test]
+fn the_repository_root_as_path_is_generated_too() {
+    if !kustomize_available("the_repository_root_as_path_is_generated_too") {
+        return;
+    }
+    let repo = repository(&[
+        ("flux.yaml", &flux_kustomization("root", "./", "")),
+        ("apps/vm.yaml", &vm("vm", "from-root")),
+        (".gitlab-ci.yml", "stages: [lint]\n"),
+    ]);
+    let report = check(repo.path(), &["--no-cache"]);
+    let found = unresolved(&report, "from-root");
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert_eq!(found[0]["unit"]["path"], ".", "{report:#}");
+    assert!(
+        diagnostics(&report)
+            .iter()
+            .all(|d| d["code"] != "KV0022" && d["code"] != "KV0020"),
+        "{report:#}"
+    );
+}

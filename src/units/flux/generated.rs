@@ -124,6 +124,8 @@ impl Scan<'_> {
                     .is_some_and(|relative| ignore.is_ignored(relative, is_dir))
             };
             match kind {
+                // The clone's own metadata, never in the artifact (and large).
+                EntryKind::Directory if path.file_name() == Some(".git".as_ref()) => {}
                 EntryKind::Directory => {
                     if has_kustomization(&path, ignore, self.root) {
                         self.resources.push(self.resource_entry(&path));

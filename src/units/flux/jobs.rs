@@ -142,13 +142,15 @@ pub(in crate::units) fn flux_jobs(
         let dir = entry.directory(&shown_root);
         let (mut root, generated) = match tree.root(&dir) {
             Some(root) => (root, None),
-            None if dir.is_dir() => match generated_root(&entry, &shown_root, &dir, tree) {
-                Ok((root, generated)) => (root, Some(generated)),
-                Err(finding) => {
-                    out.findings.push(*finding);
-                    continue;
+            None if discover::resolve_dir(&dir).is_ok_and(|real| real.is_dir()) => {
+                match generated_root(&entry, &shown_root, &dir, tree) {
+                    Ok((root, generated)) => (root, Some(generated)),
+                    Err(finding) => {
+                        out.findings.push(*finding);
+                        continue;
+                    }
                 }
-            },
+            }
             None => {
                 out.findings.push(Finding::new(
                     &rules::UNIT_NOT_RENDERED,
