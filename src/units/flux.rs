@@ -4,8 +4,10 @@
 //! `targetNamespace` becomes `namespace`, `namePrefix`/`nameSuffix` replace the file's,
 //! `patches` and `components` are appended) and builds with `LoadRestrictionsNone`; kvlint
 //! writes the edited kustomization into its private temporary directory instead, every path in
-//! it pointing back at the repository. After the build, `spec.postBuild` variables are
-//! substituted into each object (`envsubst`).
+//! it pointing back at the repository; a directory without a kustomization gets the one Flux
+//! generates (`generated`). After the build, `spec.postBuild` variables are substituted into
+//! each object (`envsubst`); an expression whose variable kvlint cannot read (SOPS) stays as
+//! written, and its place is reported so that the field is not judged.
 
 mod generated;
 pub(super) mod jobs;
