@@ -255,9 +255,30 @@ impl IndexPass {
     }
 }
 
-/// Findings about an object rendered in a unit name that unit.
+/// Findings about an object rendered in a unit name that unit; those that would judge a
+/// value the unit leaves unknown offline are dropped (the unit reports the variable).
 fn in_unit(object: &Object, mut findings: Vec<Finding>) -> Vec<Finding> {
     if let Some(rendered) = &object.rendered_in {
+        if !rendered.unresolved.is_empty() {
+            findings.retain(|finding| {
+                !finding
+                    .path
+                    .as_deref()
+                    .is_some_and(|path| rendered.judges_unknown(path))
+            });
+        }
+        if !rendered.variables.is_empty() {
+            for finding in &mut findings {
+                let Some(path) = finding.path.as_deref() else {
+                    continue;
+                };
+                for related in rendered.variables_of(path) {
+                    if !finding.related.contains(related) {
+                        finding.related.push(related.clone());
+                    }
+                }
+            }
+        }
         for finding in &mut findings {
             finding.unit = Some(Arc::clone(&rendered.unit));
         }

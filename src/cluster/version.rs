@@ -98,7 +98,9 @@ impl KubeVirtVersion {
             return Err(not_a_version());
         };
         // `x` names the newest patch release of the line that kvlint knows.
-        let newest = numbers.get(2).is_some_and(|part| part.eq_ignore_ascii_case("x"));
+        let newest = numbers
+            .get(2)
+            .is_some_and(|part| part.eq_ignore_ascii_case("x"));
         let patch = match parsed.next() {
             None => None,
             Some(Some(patch)) => Some(patch),

@@ -48,6 +48,41 @@ pub struct RenderedIn {
     pub unit: Arc<crate::diag::UnitRef>,
     /// Finds the patch or transformer line that wrote a field, when an overlay did.
     pub attribution: Option<Box<dyn Attribute>>,
+    /// Fields whose rendered value still holds a `${…}` expression the unit's controller
+    /// substitutes with a value kvlint cannot read (a SOPS-encrypted variable source).
+    pub unresolved: Vec<FieldPath>,
+    /// Fields whose rendered value the controller substituted from variables, with where
+    /// those are defined (Flux `postBuild`).
+    pub variables: Vec<(FieldPath, Vec<crate::diag::Related>)>,
+}
+
+impl RenderedIn {
+    /// Whether a finding at `path` would judge a value that is unknown offline: the path is an
+    /// unresolved field, or the object that holds one.
+    pub fn judges_unknown(&self, path: &str) -> bool {
+        let path = FieldPath::parse(path);
+        self.unresolved.iter().any(|field| concerns(field, &path))
+    }
+
+    /// Where the variables substituted into the value a finding at `path` judges are defined.
+    pub fn variables_of(&self, path: &str) -> Vec<&crate::diag::Related> {
+        let path = FieldPath::parse(path);
+        self.variables
+            .iter()
+            .filter(|(field, _)| concerns(field, &path))
+            .flat_map(|(_, related)| related)
+            .collect()
+    }
+}
+
+/// Whether a finding at `path` is about `field`: it is the field, or the object that holds it
+/// (`spec.instancetype` for `spec.instancetype.name`).
+fn concerns(field: &FieldPath, path: &FieldPath) -> bool {
+    field == path
+        || field
+            .0
+            .split_last()
+            .is_some_and(|(_, parent)| parent == path.0.as_slice())
 }
 
 /// Which line of another file (a patch, a kustomization) produced a field of a rendered

@@ -504,7 +504,7 @@ pub(crate) fn write_shadow(
     };
     let copies: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
     let edit_error = RefCell::new(None);
-    let text = super::wrapper::write_edited(root, dir, &|original, to_unit| {
+    let text = super::wrapper::write_edited(root, None, dir, &|original, to_unit| {
         let unit = &target.dir;
         // A file in the app's directory (or below) is copied and keeps its path; anything
         // else is named from the temporary directory.
@@ -798,6 +798,8 @@ pub(crate) fn render_directory(
         object.rendered_in = Some(Arc::new(RenderedIn {
             unit: Arc::clone(&unit),
             attribution: None,
+            unresolved: Vec::new(),
+            variables: Vec::new(),
         }));
         out.objects.push(object);
     }

@@ -4,9 +4,17 @@
 //! `targetNamespace` becomes `namespace`, `namePrefix`/`nameSuffix` replace the file's,
 //! `patches` and `components` are appended) and builds with `LoadRestrictionsNone`; kvlint
 //! writes the edited kustomization into its private temporary directory instead, every path in
-//! it pointing back at the repository. After the build, `spec.postBuild` variables are
-//! substituted into each object (`envsubst`).
+//! it pointing back at the repository; a directory without a kustomization gets the one Flux
+//! generates (`generated`). After the build, `spec.postBuild` variables are substituted into
+//! each object (`envsubst`); an expression whose variable kvlint cannot read (SOPS) stays as
+//! written, and its place is reported so that the field is not judged.
 
+mod generated;
+pub(super) mod jobs;
+mod sourceignore;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +22,8 @@ use serde_json::{Value as Json, json};
 
 use super::envsubst::{self, Strategy, Strictness, Variables};
 use super::kustomization::{
-    GENERATOR_LISTS, PATH_ITEM_LISTS, PATH_LISTS, PATH_OR_INLINE_LISTS, RESOURCE_LISTS,
+    GENERATOR_LISTS, Kustomization, PATH_ITEM_LISTS, PATH_LISTS, PATH_OR_INLINE_LISTS,
+    RESOURCE_LISTS,
 };
 use crate::diag::{Finding, Location};
 use crate::k8s::normalise_path;
@@ -37,6 +46,8 @@ pub(crate) struct Entry {
     pub spec: Json,
     /// Where `spec.postBuild` is written, for findings about the substitution.
     pub post_build_span: Option<Span>,
+    /// Where each `spec.postBuild.substitute` key is written.
+    pub substitute_spans: BTreeMap<String, Span>,
 }
 
 impl Entry {
@@ -65,6 +76,14 @@ impl Entry {
             path_span: path_node.map_or(node.span, |p| p.span),
             spec: spec.map_or(Json::Null, Node::to_json),
             post_build_span: spec.and_then(|s| s.entry("postBuild")).map(|e| e.key_span),
+            substitute_spans: spec
+                .and_then(|s| s.get("postBuild"))
+                .and_then(|p| p.get("substitute"))
+                .and_then(Node::as_map)
+                .unwrap_or_default()
+                .iter()
+                .map(|e| (e.key.clone(), e.key_span))
+                .collect(),
         })
     }
 
@@ -72,6 +91,22 @@ impl Entry {
         Location {
             file: Arc::clone(&self.file),
             span: self.span,
+        }
+    }
+
+    /// Where `spec.path` is written.
+    pub(crate) fn path_location(&self) -> Location {
+        Location {
+            file: Arc::clone(&self.file),
+            span: self.path_span,
+        }
+    }
+
+    /// Where `spec.postBuild` is written (else the entry).
+    pub(crate) fn post_build_location(&self) -> Location {
+        Location {
+            file: Arc::clone(&self.file),
+            span: self.post_build_span.unwrap_or(self.span),
         }
     }
 
@@ -105,6 +140,7 @@ pub(crate) fn entries(file: &Arc<str>, text: &str) -> Vec<Entry> {
 pub(crate) fn edited_kustomization(
     original: &Json,
     entry: &Entry,
+    build_metadata: &[String],
     rewrite: &dyn Fn(&str) -> String,
 ) -> Json {
     let mut kustomization = original.clone();
@@ -152,15 +188,39 @@ pub(crate) fn edited_kustomization(
             );
         }
     }
-    let metadata = object.entry("buildMetadata").or_insert_with(|| json!([]));
-    if let Some(list) = metadata.as_array_mut() {
-        for wanted in ["originAnnotations", "transformerAnnotations"] {
-            if !list.iter().any(|m| m == wanted) {
-                list.push(json!(wanted));
-            }
+    let mut metadata = build_metadata.to_vec();
+    for wanted in ["originAnnotations", "transformerAnnotations"] {
+        if !metadata.iter().any(|m| m == wanted) {
+            metadata.push(wanted.to_owned());
         }
     }
+    object.insert("buildMetadata".to_owned(), json!(metadata));
     kustomization
+}
+
+/// The `buildMetadata` of the kustomization Flux builds for `entry`: `spec.buildMetadata` when
+/// it is set (kustomize-controller v1.9); else, for a directory's own kustomization without
+/// `resources`, `[originAnnotations]` alone (the generator sets it so that Kustomize does not
+/// call the kustomization empty, and the applied objects then keep their origin annotation);
+/// else the kustomization's own. `own` is None for a generated kustomization.
+pub(crate) fn build_metadata(entry: &Entry, own: Option<&Kustomization>) -> Vec<String> {
+    let spec: Vec<String> = entry
+        .spec
+        .get("buildMetadata")
+        .and_then(Json::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Json::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    match own {
+        _ if !spec.is_empty() => spec,
+        Some(own) if !own.has_resources => vec!["originAnnotations".to_owned()],
+        Some(own) => own.build_metadata.clone(),
+        None => Vec::new(),
+    }
 }
 
 /// Rewrites every path-typed field of a kustomization (as `Kustomization::read` lists them).
@@ -227,20 +287,29 @@ pub(crate) struct PostBuild {
     pub variables: Variables,
     pub strategy: Strategy,
     pub findings: Vec<Finding>,
-    /// Whether every `substituteFrom` source was read: when one was not (encrypted, or not
-    /// among the checked files), a variable nothing defines may come from it, so it is left as
-    /// written instead of failing the build.
+    /// Whether every `substituteFrom` source was read: when one was not (not among the checked
+    /// files), a variable nothing defines may come from it, so it is left as written instead of
+    /// failing the build.
     pub complete: bool,
+    /// Variables Flux has but whose values kvlint cannot read (encrypted), with the source
+    /// that holds them. Expressions that use them are left as written.
+    pub unknown: BTreeMap<String, String>,
+    /// Where each known variable's value is defined (the definition that wins).
+    pub definitions: BTreeMap<String, Location>,
 }
 
 /// A ConfigMap or Secret among the checked files that `substituteFrom` may name.
 pub(crate) struct VariableSource {
+    pub file: Arc<str>,
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
     pub data: Vec<(String, String)>,
-    /// An encrypted Secret (SOPS): its values are not readable offline.
-    pub encrypted: bool,
+    /// Keys whose values are encrypted (SOPS encrypts values, never keys): Flux reads the
+    /// decrypted object from the cluster, kvlint knows only that the variable exists.
+    pub sealed: Vec<String>,
+    /// Where each key is written.
+    pub key_spans: BTreeMap<String, Span>,
 }
 
 /// Reads `spec.postBuild` as the controller does: `substituteFrom` in order, later sources
@@ -248,6 +317,8 @@ pub(crate) struct VariableSource {
 pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<PostBuild> {
     let post_build = entry.spec.get("postBuild")?;
     let mut variables = Variables::new();
+    let mut unknown = BTreeMap::new();
+    let mut definitions = BTreeMap::new();
     let mut findings = Vec::new();
     let mut complete = true;
     let namespace = entry.namespace.as_deref().unwrap_or("default");
@@ -266,19 +337,27 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 && source.namespace.as_deref().unwrap_or("default") == namespace
         });
         match found {
-            Some(source) if source.encrypted => {
-                complete = false;
-                findings.push(Finding::new(
-                &rules::UNIT_NOT_RENDERED,
-                entry.location(),
-                format!(
-                    "{kind} {namespace}/{name} is encrypted (SOPS): the variables it holds are not known offline, and fields that use them are checked with their `${{…}}` text"
-                ),
-            ));
-            }
             Some(source) => {
                 for (key, value) in &source.data {
                     variables.set(key.clone(), value);
+                    unknown.remove(key);
+                    if let Some(span) = source.key_spans.get(key) {
+                        definitions.insert(
+                            key.clone(),
+                            Location {
+                                file: Arc::clone(&source.file),
+                                span: *span,
+                            },
+                        );
+                    }
+                }
+                for key in &source.sealed {
+                    definitions.remove(key);
+                    variables.set(key.clone(), &format!("${{{key}}}"));
+                    unknown.insert(
+                        key.clone(),
+                        format!("{kind} {namespace}/{name}, encrypted with SOPS"),
+                    );
                 }
             }
             None if optional => {}
@@ -288,7 +367,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 &rules::UNIT_NOT_RENDERED,
                 entry.location(),
                 format!(
-                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown, and fields that use them are checked with their `${{…}}` text"
+                    "substituteFrom {kind} {namespace}/{name} is not among the checked files: its variables are unknown, and fields that use them are not checked"
                 ),
             ));
             }
@@ -301,6 +380,16 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
                 other => other.to_string(),
             };
             variables.set(key.clone(), &text);
+            unknown.remove(key);
+            if let Some(span) = entry.substitute_spans.get(key) {
+                definitions.insert(
+                    key.clone(),
+                    Location {
+                        file: Arc::clone(&entry.file),
+                        span: *span,
+                    },
+                );
+            }
         }
     }
     Some(PostBuild {
@@ -308,40 +397,49 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
         strategy: Strategy::from_field(post_build.get("substituteStrategy").and_then(Json::as_str)),
         findings,
         complete,
+        unknown,
+        definitions,
     })
 }
 
 /// The variable sources of a checked file: ConfigMaps (`data`) and Secrets (`data`, base64
-/// decoded, and `stringData`).
-pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
+/// decoded, and `stringData`). In a SOPS-encrypted one (a `sops` key), values written as
+/// `ENC[…]` are sealed.
+pub(crate) fn variable_sources(file: &Arc<str>, node: &Node) -> Option<VariableSource> {
     let kind = node.get("kind")?.as_str()?;
     if !matches!(kind, "ConfigMap" | "Secret") || node.get("apiVersion")?.as_str()? != "v1" {
         return None;
     }
     let metadata = node.get("metadata")?;
+    let encrypted = node.get("sops").is_some();
     let mut data = Vec::new();
-    let entries = |key: &str| {
-        node.get(key)
-            .and_then(Node::as_map)
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|e| Some((e.key.clone(), e.value.as_str()?.to_owned())))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
-    if kind == "Secret" {
-        for (key, value) in entries("data") {
-            if let Some(decoded) = base64_decode(&value).and_then(|b| String::from_utf8(b).ok()) {
-                data.push((key, decoded));
+    let mut sealed = Vec::new();
+    let mut key_spans = BTreeMap::new();
+    let mut entries = |key: &str, decode: bool| {
+        for entry in node.get(key).and_then(Node::as_map).unwrap_or_default() {
+            key_spans.insert(entry.key.clone(), entry.key_span);
+            let Some(value) = entry.value.as_str() else {
+                continue;
+            };
+            if encrypted && value.starts_with("ENC[") {
+                sealed.push(entry.key.clone());
+            } else if !decode {
+                data.push((entry.key.clone(), value.to_owned()));
+            } else if let Some(decoded) =
+                base64_decode(value).and_then(|bytes| String::from_utf8(bytes).ok())
+            {
+                data.push((entry.key.clone(), decoded));
             }
         }
-        data.extend(entries("stringData"));
+    };
+    if kind == "Secret" {
+        entries("data", true);
+        entries("stringData", false);
     } else {
-        data.extend(entries("data"));
+        entries("data", false);
     }
     Some(VariableSource {
+        file: Arc::clone(file),
         kind: kind.to_owned(),
         namespace: metadata
             .get("namespace")
@@ -349,7 +447,8 @@ pub(crate) fn variable_sources(node: &Node) -> Option<VariableSource> {
             .map(str::to_owned),
         name: metadata.get("name")?.as_str()?.to_owned(),
         data,
-        encrypted: node.get("sops").is_some(),
+        sealed,
+        key_spans,
     })
 }
 
@@ -379,13 +478,38 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A build's output after substitution.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Substituted {
+    pub text: String,
+    /// Expressions left as written because a variable they use is unknown offline.
+    pub unresolved: Vec<Unresolved>,
+    /// Expressions substituted with known variables: the variables, and where the value is
+    /// in the substituted text (bytes).
+    pub resolved: Vec<(BTreeSet<String>, Range<usize>)>,
+}
+
+/// One expression left as written.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Unresolved {
+    /// Its text, `${` to `}`.
+    pub expression: String,
+    /// The unknown variables it uses.
+    pub names: BTreeSet<String>,
+    /// Where it is in the substituted text (bytes).
+    pub range: Range<usize>,
+}
+
 /// Substitutes the variables into each document of a build's output, as the controller does
 /// per object; the first failure is Flux's, and the build fails with it.
-pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String, String> {
-    let mut out = String::with_capacity(output.len());
+pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<Substituted, String> {
+    let mut out = Substituted {
+        text: String::with_capacity(output.len()),
+        ..Substituted::default()
+    };
     for (i, document) in split_documents(output).into_iter().enumerate() {
         if i > 0 {
-            out.push_str("---\n");
+            out.text.push_str("---\n");
         }
         let opted_out = yaml::parse_stream(document, Limits::default())
             .into_iter()
@@ -398,10 +522,23 @@ pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String,
             opted_out.0.as_deref(),
             opted_out.1.as_deref(),
         ) {
-            out.push_str(document);
+            out.text.push_str(document);
             continue;
         }
-        out.push_str(&substitute_document(document, post_build)?);
+        let offset = out.text.len();
+        let substituted = substitute_document(document, post_build)?;
+        out.text.push_str(&substituted.text);
+        out.unresolved
+            .extend(substituted.unresolved.into_iter().map(|mut unresolved| {
+                unresolved.range = unresolved.range.start + offset..unresolved.range.end + offset;
+                unresolved
+            }));
+        out.resolved.extend(
+            substituted
+                .resolved
+                .into_iter()
+                .map(|(names, range)| (names, range.start + offset..range.end + offset)),
+        );
     }
     Ok(out)
 }
@@ -409,18 +546,21 @@ pub(crate) fn substitute(output: &str, post_build: &PostBuild) -> Result<String,
 /// Variables left as written in one document, at most (each needs another pass).
 const MAX_UNKNOWN_VARIABLES: usize = 64;
 
-/// One document substituted; with incomplete sources, a variable nothing defines keeps its
-/// `${…}` text (it is given itself as value), where Flux, knowing it, would substitute it.
-fn substitute_document(document: &str, post_build: &PostBuild) -> Result<String, String> {
+/// One document substituted. An expression that uses a variable whose value is unknown (sealed,
+/// or, with incomplete sources, one nothing defines) keeps its `${…}` text, where Flux,
+/// knowing the value, would substitute it.
+fn substitute_document(document: &str, post_build: &PostBuild) -> Result<Substituted, String> {
     let mut variables = post_build.variables.clone();
+    let mut unknown: BTreeSet<String> = post_build.unknown.keys().cloned().collect();
     for _ in 0..=MAX_UNKNOWN_VARIABLES {
         match envsubst::substitute(document, &variables, Strictness::Full) {
-            Ok(substituted) => return Ok(substituted.text),
+            Ok(substituted) => return Ok(keep_unknown(document, &substituted, &unknown)),
             Err(envsubst::SubstitutionError::VariableNotSet { name, .. })
                 if !post_build.complete =>
             {
                 let written = format!("${{{name}}}");
-                variables.set(name, &written);
+                variables.set(name.clone(), &written);
+                unknown.insert(name);
             }
             Err(error) => {
                 return Err(error
@@ -429,7 +569,56 @@ fn substitute_document(document: &str, post_build: &PostBuild) -> Result<String,
             }
         }
     }
-    Ok(document.to_owned())
+    Ok(Substituted {
+        text: document.to_owned(),
+        ..Substituted::default()
+    })
+}
+
+/// The substituted text with every expression that uses an unknown variable put back as
+/// written, and where the others' values are.
+fn keep_unknown(
+    document: &str,
+    substituted: &envsubst::Substituted,
+    unknown: &BTreeSet<String>,
+) -> Substituted {
+    let mut out = Substituted::default();
+    let mut copied = 0;
+    for substitution in &substituted.substitutions {
+        out.text
+            .push_str(&substituted.text[copied..substitution.output.start]);
+        copied = substitution.output.end;
+        let start = out.text.len();
+        let names = |unknown_ones: bool| -> BTreeSet<String> {
+            substitution
+                .references
+                .iter()
+                .filter(|reference| {
+                    reference.set && unknown.contains(&reference.name) == unknown_ones
+                })
+                .map(|reference| reference.name.clone())
+                .collect()
+        };
+        let unknown_names = names(true);
+        if unknown_names.is_empty() {
+            out.text
+                .push_str(&substituted.text[substitution.output.clone()]);
+            let known = names(false);
+            if !known.is_empty() {
+                out.resolved.push((known, start..out.text.len()));
+            }
+            continue;
+        }
+        let expression = &document[substitution.span.clone()];
+        out.text.push_str(expression);
+        out.unresolved.push(Unresolved {
+            expression: expression.to_owned(),
+            names: unknown_names,
+            range: start..out.text.len(),
+        });
+    }
+    out.text.push_str(&substituted.text[copied..]);
+    out
 }
 
 /// The `kustomize.toolkit.fluxcd.io/substitute` label and annotation of an object.
@@ -506,7 +695,7 @@ spec:
             "patches": [{"path": "size.yaml"}],
             "configMapGenerator": [{"name": "c", "files": ["userdata=init.yaml"]}],
         });
-        let edited = edited_kustomization(&original, &entry, &|p| format!("R/{p}"));
+        let edited = edited_kustomization(&original, &entry, &[], &|p| format!("R/{p}"));
         assert_eq!(edited["namespace"], "web");
         assert_eq!(edited["namePrefix"], "flux-", "Flux replaces the prefix");
         assert_eq!(
@@ -536,7 +725,7 @@ spec:
         .remove(0)
         .unwrap()
         .root;
-        let sources = vec![variable_sources(&config_map).unwrap()];
+        let sources = vec![variable_sources(&Arc::from("vars.yaml"), &config_map).unwrap()];
         let post_build = post_build(&entry, &sources).unwrap();
         assert_eq!(post_build.variables.get("SIZE"), Some("large"));
         assert_eq!(post_build.variables.get("REGION"), Some("eu"));
@@ -548,7 +737,7 @@ spec:
         );
         let output = "a: ${SIZE}\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n";
         assert_eq!(
-            substitute(output, &post_build).unwrap(),
+            substitute(output, &post_build).unwrap().text,
             "a: large\n---\nmetadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nb: ${SIZE}\n"
         );
     }
@@ -560,10 +749,11 @@ spec:
         let post_build = post_build(&entry, &[]).unwrap();
         assert!(!post_build.complete);
         assert_eq!(post_build.findings.len(), 1);
-        assert_eq!(
-            substitute("a: ${SIZE}\nb: ${REGION}\nc: ${ZONE:=z}\n", &post_build).unwrap(),
-            "a: large\nb: ${REGION}\nc: z\n"
-        );
+        let substituted =
+            substitute("a: ${SIZE}\nb: ${REGION}\nc: ${ZONE:=z}\n", &post_build).unwrap();
+        assert_eq!(substituted.text, "a: large\nb: ${REGION}\nc: z\n");
+        assert_eq!(substituted.unresolved.len(), 1);
+        assert_eq!(substituted.unresolved[0].range, 12..21);
     }
 
     #[test]
@@ -575,7 +765,7 @@ spec:
         .remove(0)
         .unwrap()
         .root;
-        let source = variable_sources(&secret).unwrap();
+        let source = variable_sources(&Arc::from("secret.yaml"), &secret).unwrap();
         assert_eq!(
             source.data,
             [
@@ -583,8 +773,89 @@ spec:
                 ("B".to_owned(), "x".to_owned())
             ]
         );
-        assert!(!source.encrypted);
+        assert!(source.sealed.is_empty());
         assert_eq!(base64_decode("aGk"), Some(b"hi".to_vec()));
         assert_eq!(base64_decode("a*"), None);
+    }
+
+    #[test]
+    fn sealed_variables_are_known_by_name_and_left_as_written() {
+        let entry = entry(APPS);
+        let secret = yaml::parse_stream(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-vars, namespace: flux-system}\ndata:\n  SIZE: ENC[AES256_GCM,data:x,type:str]\n  ZONE: ENC[AES256_GCM,data:y,type:str]\n  PLAIN: clear\nsops:\n  version: 3.9.0\n",
+            Limits::default(),
+        )
+        .remove(0)
+        .unwrap()
+        .root;
+        let source = variable_sources(&Arc::from("secret.yaml"), &secret).unwrap();
+        assert_eq!(source.sealed, ["SIZE", "ZONE"]);
+        assert_eq!(source.data, [("PLAIN".to_owned(), "clear".to_owned())]);
+        let post_build = post_build(&entry, &[source]).unwrap();
+        assert!(
+            post_build.complete,
+            "the names of an encrypted source are known"
+        );
+        // `substitute` defines SIZE: only ZONE is unknown.
+        assert_eq!(
+            post_build.unknown.keys().collect::<Vec<_>>(),
+            ["ZONE"],
+            "{:?}",
+            post_build.unknown
+        );
+        let substituted = substitute(
+            "a: ${SIZE}\nb: ${ZONE:-x}-${PLAIN}\nc: ${MISSING:=d}\n",
+            &post_build,
+        )
+        .unwrap();
+        assert_eq!(substituted.text, "a: large\nb: ${ZONE:-x}-clear\nc: d\n");
+        let resolved: Vec<(Vec<&str>, &str)> = substituted
+            .resolved
+            .iter()
+            .map(|(names, range)| {
+                (
+                    names.iter().map(String::as_str).collect(),
+                    &substituted.text[range.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            resolved,
+            [(vec!["SIZE"], "large"), (vec!["PLAIN"], "clear")],
+            "a default of an unset variable comes from no variable"
+        );
+        assert_eq!(substituted.unresolved.len(), 1);
+        assert_eq!(substituted.unresolved[0].expression, "${ZONE:-x}");
+        assert_eq!(
+            &substituted.text[substituted.unresolved[0].range.clone()],
+            "${ZONE:-x}"
+        );
+        // Nothing defines MISSING and every source was read: Flux fails.
+        assert!(substitute("a: ${MISSING}\n", &post_build).is_err());
+    }
+
+    #[test]
+    fn build_metadata_follows_the_controller() {
+        let mut entry = entry(APPS);
+        let own = |text: &str| {
+            let root = yaml::parse_stream(text, Limits::default())
+                .remove(0)
+                .unwrap()
+                .root;
+            Kustomization::read(Arc::from("k/kustomization.yaml"), &root)
+        };
+        let listed = own("resources: [vm.yaml]\nbuildMetadata: [managedByLabel]\n");
+        assert_eq!(build_metadata(&entry, Some(&listed)), ["managedByLabel"]);
+        let no_resources = own("components: [../c]\nbuildMetadata: [managedByLabel]\n");
+        assert_eq!(
+            build_metadata(&entry, Some(&no_resources)),
+            ["originAnnotations"]
+        );
+        assert!(build_metadata(&entry, None).is_empty());
+        entry.spec["buildMetadata"] = json!(["transformerAnnotations"]);
+        assert_eq!(
+            build_metadata(&entry, Some(&no_resources)),
+            ["transformerAnnotations"]
+        );
     }
 }

@@ -383,6 +383,8 @@ impl Reader<'_> {
         let rendered = Arc::new(RenderedIn {
             unit: Arc::clone(&release.unit),
             attribution: None,
+            unresolved: Vec::new(),
+            variables: Vec::new(),
         });
         self.out
             .objects

@@ -52,6 +52,8 @@ pub(crate) struct Reference {
 pub(crate) struct Kustomization {
     pub file: Arc<str>,
     pub is_component: bool,
+    /// Whether `resources` lists anything.
+    pub has_resources: bool,
     pub references: Vec<Reference>,
     /// `buildMetadata` entries the unit asks for itself (kept in the wrapper).
     pub build_metadata: Vec<String>,
@@ -133,6 +135,7 @@ impl Kustomization {
         Self {
             file,
             is_component: root.get("kind").and_then(Node::as_str) == Some("Component"),
+            has_resources: !seq("resources").is_empty(),
             references,
             build_metadata: seq("buildMetadata")
                 .iter()

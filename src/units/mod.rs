@@ -94,19 +94,6 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     }
     let is_file = |input: &&Input| matches!(input, Input::File { .. });
     let texts = entry_texts(inputs);
-    let argo_files: BTreeSet<PathBuf> = texts
-        .iter()
-        .filter(|(_, text)| text.contains(argocd::MARKER))
-        .filter_map(|(file, _)| Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf()))
-        .collect();
-    if argo_files.is_empty()
-        && !inputs
-            .iter()
-            .filter(is_file)
-            .any(|input| is_kustomization_file(input.display()))
-    {
-        return rendering;
-    }
     let files: BTreeMap<PathBuf, Arc<str>> = inputs
         .iter()
         .filter(is_file)
@@ -120,20 +107,34 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .filter(|path| is_kustomization_file(&path.to_string_lossy()))
         .filter_map(|path| path.parent().map(Path::to_path_buf))
         .collect();
-    if candidates.is_empty() && argo_files.is_empty() {
+    let flux_inputs = flux::jobs::FluxInputs::from_texts(&texts);
+    // A Flux Kustomization may name a path without a kustomization (Flux generates one), and
+    // an Argo CD Application a directory of plain manifests.
+    let anchors = if candidates.is_empty() {
+        let mut anchors = flux_inputs.entry_directories();
+        anchors.extend(
+            texts
+                .iter()
+                .filter(|(_, text)| text.contains(argocd::MARKER))
+                .filter_map(|(file, _)| {
+                    Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf())
+                }),
+        );
+        anchors
+    } else {
+        candidates.clone()
+    };
+    if anchors.is_empty() {
         return rendering;
     }
-    let repository = repository_of(if candidates.is_empty() {
-        &argo_files
-    } else {
-        &candidates
-    });
+    let repository = repository_of(&anchors);
     let mut tree = discover::Tree::new(repository.clone());
-    let mut flux = flux_jobs(&texts, &candidates, repository.as_deref(), &mut tree);
+    let absolute = anchors.iter().any(|c| c.is_absolute());
+    let mut flux = flux::jobs::flux_jobs(flux_inputs, absolute, repository.as_deref(), &mut tree);
     rendering.findings.append(&mut flux.findings);
     let mut argo = argocd::stage(
         &texts,
-        &candidates,
+        &anchors,
         repository.as_deref(),
         &mut tree,
         context,
@@ -144,8 +145,8 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     let named: BTreeSet<&PathBuf> = flux
         .jobs
         .iter()
-        .chain(&argo)
-        .map(|job| &job.root.dir)
+        .flat_map(|job| &job.root.directories)
+        .chain(argo.iter().map(|job| &job.root.dir))
         .collect();
     let mut jobs: Vec<Job> = discover::roots(&mut tree, &candidates)
         .into_iter()
@@ -236,9 +237,10 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
         };
+        rendering.findings.extend(output.findings);
         let unit = Arc::clone(&job.unit);
         let loaded = rendered::objects(
-            &output,
+            &output.text,
             &rendered::UnitBuild {
                 unit: &unit,
                 root,
@@ -250,6 +252,8 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                         argo.target.namespace(context.default_namespace)
                     }),
                 shadow: job.argocd.as_ref().and_then(|argo| argo.shadow.as_ref()),
+                unresolved: &output.unresolved,
+                variables: &output.variables,
             },
             &mut origins,
         );
@@ -338,54 +342,8 @@ fn cache_root(options: &UnitOptions) -> Option<PathBuf> {
 struct Job {
     root: discover::Root,
     unit: Arc<UnitRef>,
-    flux: Option<FluxJob>,
+    flux: Option<flux::jobs::FluxJob>,
     argocd: Option<argocd::ArgoJob>,
-}
-
-struct FluxJob {
-    entry: flux::Entry,
-    post_build: Option<flux::PostBuild>,
-}
-
-impl Job {
-    /// Flux's post-build substitution of the build's output, when the unit has one.
-    fn post_build(&self, output: String) -> Result<String, NotBuilt> {
-        let Some(FluxJob {
-            entry,
-            post_build: Some(post_build),
-        }) = &self.flux
-        else {
-            return Ok(output);
-        };
-        flux::substitute(&output, post_build).map_err(|message| {
-            let location = Location {
-                file: Arc::clone(&entry.file),
-                span: entry.post_build_span.unwrap_or(entry.span),
-            };
-            NotBuilt::Skipped(Box::new(
-                Finding::new(
-                    &rules::KUSTOMIZE_BUILD_FAILED,
-                    location,
-                    format!(
-                        "Flux cannot build {}: post build failed for Kustomization {}/{}: {message}",
-                        self.unit.path,
-                        entry.namespace.as_deref().unwrap_or("default"),
-                        entry.name
-                    ),
-                )
-                .with_help("the Kustomization stays Ready=False and applies nothing until every variable it substitutes is defined"),
-            ))
-        })
-    }
-}
-
-/// The Flux Kustomizations among the checked files whose path holds a kustomization, and
-/// findings about those kvlint cannot build.
-struct FluxJobs {
-    jobs: Vec<Job>,
-    findings: Vec<Finding>,
-    /// Checked files that hold Argo CD or Flux objects: entry points, applied by hand.
-    entry_points: BTreeSet<Arc<str>>,
 }
 
 /// The checked files that hold entry points (Argo CD or Flux objects) or variable sources
@@ -420,106 +378,6 @@ fn shown_root(candidates: &BTreeSet<PathBuf>, repository: &Path) -> PathBuf {
     }
 }
 
-fn flux_jobs(
-    texts: &[(Arc<str>, String)],
-    candidates: &BTreeSet<PathBuf>,
-    repository: Option<&Path>,
-    tree: &mut discover::Tree,
-) -> FluxJobs {
-    let mut out = FluxJobs {
-        jobs: Vec::new(),
-        findings: Vec::new(),
-        entry_points: BTreeSet::new(),
-    };
-    out.entry_points = texts
-        .iter()
-        .filter(|(_, text)| is_entry_point(text))
-        .map(|(file, _)| Arc::clone(file))
-        .collect();
-    let entries: Vec<flux::Entry> = texts
-        .iter()
-        .flat_map(|(file, text)| flux::entries(file, text))
-        .collect();
-    if entries.is_empty() {
-        return out;
-    }
-    let sources: Vec<flux::VariableSource> = texts
-        .iter()
-        .filter(|(_, text)| text.contains("ConfigMap") || text.contains("Secret"))
-        .flat_map(|(_, text)| {
-            crate::yaml::parse_stream(text, crate::yaml::Limits::default())
-                .into_iter()
-                .flatten()
-                .filter_map(|doc| flux::variable_sources(&doc.root))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let Some(repository) = repository else {
-        return out;
-    };
-    let shown_root = shown_root(candidates, repository);
-    for entry in entries {
-        let dir = entry.directory(&shown_root);
-        let path_location = Location {
-            file: Arc::clone(&entry.file),
-            span: entry.path_span,
-        };
-        let Some(mut root) = tree.root(&dir) else {
-            let why = if dir.is_dir() {
-                "has no kustomization: Flux generates one from the manifests below it, which kvlint does not do yet"
-            } else {
-                "is not in this repository (it may belong to another source)"
-            };
-            out.findings.push(Finding::new(
-                &rules::UNIT_NOT_RENDERED,
-                path_location,
-                format!(
-                    "Flux Kustomization {}: path `{}` {why}; its files are checked as written",
-                    entry.name, entry.path
-                ),
-            ));
-            continue;
-        };
-        for component in entry
-            .spec
-            .get("components")
-            .and_then(serde_json::Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(serde_json::Value::as_str)
-        {
-            if let Some(extra) = tree.root(&normalise_path(&dir.join(component))) {
-                root.closure.extend(extra.closure);
-                root.directories.extend(extra.directories);
-                root.unbuildable.extend(extra.unbuildable);
-            }
-        }
-        let post_build = flux::post_build(&entry, &sources).map(|mut post_build| {
-            out.findings.append(&mut post_build.findings);
-            post_build
-        });
-        let unit = Arc::new(UnitRef {
-            kind: UnitKind::Flux,
-            path: display_dir(&dir),
-            via: Some(crate::diag::Via {
-                kind: "Kustomization".to_owned(),
-                namespace: entry.namespace.clone(),
-                name: entry.name.clone(),
-                file: entry.file.to_string(),
-                line: entry.span.start.line,
-            }),
-        });
-        out.jobs.push(Job {
-            root,
-            unit,
-            flux: Some(FluxJob { entry, post_build }),
-            argocd: None,
-        });
-    }
-    out
-}
-
 /// Builds one job, through the cache when there is one.
 fn build_job(
     tool: &Tool,
@@ -534,7 +392,9 @@ fn build_job(
         ))));
     }
     let written = match (&job.flux, &job.argocd) {
-        (Some(flux), _) => wrapper::write_flux(root, &flux.entry, wrapper_dir),
+        (Some(flux), _) => {
+            wrapper::write_flux(root, &flux.entry, flux.generated.as_ref(), wrapper_dir)
+        }
         (None, Some(argo)) => Ok(argo.write(root, wrapper_dir).map_err(NotBuilt::Skipped)?),
         (None, None) => wrapper::write(root, wrapper_dir),
     };

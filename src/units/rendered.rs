@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::discover::Root;
 use super::provenance::{self, Layer, PatchFile, Subject};
 use super::wrapper::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
-use crate::diag::{Finding, Location, UnitRef};
+use crate::diag::{Finding, Location, Related, UnitRef};
 use crate::k8s::{Attribute, RenderedIn, normalise_path};
 use crate::load::Loaded;
 use crate::rules;
@@ -24,6 +24,11 @@ pub(crate) struct UnitBuild<'a> {
     pub default_namespace: &'a str,
     /// An Argo CD unit's shadow directory: what its paths stand for.
     pub shadow: Option<&'a super::argocd::Shadow>,
+    /// Expressions of the output left as written, their values unknown (character ranges).
+    pub unresolved: &'a [std::ops::Range<usize>],
+    /// Values of the output substituted from variables (character ranges), with where the
+    /// variables are defined.
+    pub variables: &'a [(std::ops::Range<usize>, Vec<Related>)],
 }
 
 impl UnitBuild<'_> {
@@ -176,6 +181,19 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         if matches!(node.value, Value::Null) {
             continue;
         }
+        let unresolved: Vec<FieldPath> = overlapping_fields(&node, build.unresolved)
+            .into_iter()
+            .map(|(field, _)| field)
+            .collect();
+        let variable_ranges: Vec<std::ops::Range<usize>> = build
+            .variables
+            .iter()
+            .map(|(range, _)| range.clone())
+            .collect();
+        let variables: Vec<(FieldPath, Vec<Related>)> = overlapping_fields(&node, &variable_ranges)
+            .into_iter()
+            .map(|(field, n)| (field, build.variables[n].1.clone()))
+            .collect();
         let origin = origin_of(&node);
         let mut layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
@@ -246,6 +264,8 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 attribution: attribution
                     .as_ref()
                     .map(|a| Box::new(Shared(Arc::clone(a))) as Box<dyn Attribute>),
+                unresolved: unresolved.clone(),
+                variables: variables.clone(),
             }));
             loaded.objects.push(object);
         }
@@ -277,6 +297,44 @@ fn helm_values(
     loaded.objects.append(&mut embedded);
     // The file's suppression comments were read with it, before its objects.
     crate::suppress::inline::cover_embedded(&mut origins.suppressions, &file.display, &manifests);
+}
+
+/// The fields of a rendered document whose scalar value overlaps one of `ranges` (character
+/// positions in the build output), each with the index of the first range it overlaps.
+fn overlapping_fields(node: &Node, ranges: &[std::ops::Range<usize>]) -> Vec<(FieldPath, usize)> {
+    fn overlap(node: &Node, ranges: &[std::ops::Range<usize>]) -> Option<usize> {
+        let (start, end) = (node.span.start.index as usize, node.span.end.index as usize);
+        ranges.iter().position(|r| r.start < end && start < r.end)
+    }
+    fn walk(
+        node: &Node,
+        path: FieldPath,
+        ranges: &[std::ops::Range<usize>],
+        out: &mut Vec<(FieldPath, usize)>,
+    ) {
+        match &node.value {
+            Value::Map(entries) => {
+                for entry in entries {
+                    walk(&entry.value, path.key(&entry.key), ranges, out);
+                }
+            }
+            Value::Seq(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    walk(item, path.index(n), ranges, out);
+                }
+            }
+            _ => {
+                if let Some(n) = overlap(node, ranges) {
+                    out.push((path, n));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if overlap(node, ranges).is_some() {
+        walk(node, FieldPath::root(), ranges, &mut out);
+    }
+    out
 }
 
 fn first_line() -> Span {

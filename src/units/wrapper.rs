@@ -40,35 +40,46 @@ pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
 }
 
 /// Writes into the new directory `dir` the kustomization Flux builds for `entry`: the unit's
-/// own, edited as the kustomize-controller edits it, its paths pointing back at the repository.
-/// Returns its text.
+/// own (or, for a path without one, the one Flux generates, `generated`), edited as the
+/// kustomize-controller edits it, its paths pointing back at the repository. Returns its text.
 pub(crate) fn write_flux(
     root: &Root,
     entry: &super::flux::Entry,
+    generated: Option<&serde_json::Value>,
     dir: &Path,
 ) -> Result<String, String> {
-    write_edited(root, dir, &|original, to_unit| {
+    write_edited(root, generated, dir, &|original, to_unit| {
         let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
-        super::flux::edited_kustomization(original, entry, &rewrite)
+        super::flux::edited_kustomization(
+            original,
+            entry,
+            &root.kustomization.build_metadata,
+            &rewrite,
+        )
     })
 }
 
-/// Writes into the new directory `dir` the unit's own kustomization as `edit` changes it;
-/// `edit` gets the kustomization (JSON) and the unit's directory relative to `dir`. Returns
-/// the text written.
+/// Writes into the new directory `dir` the unit's own kustomization (or `generated`, the one
+/// Flux generates for a path without one) as `edit` changes it; `edit` gets the kustomization
+/// (JSON) and the unit's directory relative to `dir`. Returns the text written.
 pub(crate) fn write_edited(
     root: &Root,
+    generated: Option<&serde_json::Value>,
     dir: &Path,
     edit: &dyn Fn(&serde_json::Value, &Path) -> serde_json::Value,
 ) -> Result<String, String> {
     let (dir, unit) = create(root, dir)?;
-    let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
-        .map_err(|problem| problem.message)?;
-    let original = crate::yaml::parse_stream(&text, crate::yaml::Limits::default())
-        .into_iter()
-        .next()
-        .and_then(Result::ok)
-        .map_or(serde_json::Value::Null, |doc| doc.root.to_json());
+    let original = if let Some(generated) = generated {
+        generated.clone()
+    } else {
+        let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
+            .map_err(|problem| problem.message)?;
+        crate::yaml::parse_stream(&text, crate::yaml::Limits::default())
+            .into_iter()
+            .next()
+            .and_then(Result::ok)
+            .map_or(serde_json::Value::Null, |doc| doc.root.to_json())
+    };
     let edited = edit(&original, &relative_path(&dir, &unit));
     let text = serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())?;
     std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
