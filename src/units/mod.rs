@@ -43,6 +43,10 @@ pub struct UnitOptions {
     pub cache_dir: Option<PathBuf>,
     /// Build every unit, without the cache (`--no-cache`).
     pub no_cache: bool,
+    /// The directory builds may not read outside of, when the checked files are not in their
+    /// repository's work tree (a git revision written to a temporary directory by `diff`);
+    /// found from the checked files when None.
+    pub repository: Option<PathBuf>,
 }
 
 /// The default of `--kustomize-timeout`, in seconds.
@@ -114,7 +118,11 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     if candidates.is_empty() {
         return rendering;
     }
-    let repository = repository_of(&candidates);
+    let repository = context
+        .options
+        .repository
+        .clone()
+        .or_else(|| repository_of(&candidates));
     let mut tree = discover::Tree::new(repository.clone());
     let mut flux = flux_jobs(inputs, &candidates, repository.as_deref(), &mut tree);
     rendering.findings.append(&mut flux.findings);
