@@ -251,7 +251,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
 /// The directory builds may not read outside of, resolved: the git work tree of the checked
 /// kustomizations (the first one's); without git, the working directory, or the deepest
 /// directory holding every checked kustomization when some lie outside it.
-fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
+pub(crate) fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
     let resolved: Vec<PathBuf> = candidates
         .iter()
         .filter_map(|dir| discover::resolve_dir(dir).ok())

@@ -349,3 +349,30 @@ fn rename_directory(dir: &mut String, from: &str, to: &str) {
         };
     }
 }
+
+/// Renames a report checked in a copy of the files at `root` (a temporary directory) back to
+/// the names of the originals: every prefix pair of `names` in turn (see [`relabel`]), and the
+/// copy's paths in messages (a build's refusal names the files it read). `root` is random, so
+/// no other text of a message can contain it.
+pub fn relabel_copy(report: &mut Report, root: &str, names: &[(String, String)]) {
+    for (from, to) in names {
+        relabel(report, from, to);
+    }
+    let rename_text = |text: &mut String| {
+        if text.contains(root) {
+            for (from, to) in names {
+                *text = text.replace(from.as_str(), to);
+            }
+            *text = text.replace(root, ".");
+        }
+    };
+    for finding in &mut report.findings {
+        rename_text(&mut finding.message);
+        for related in &mut finding.related {
+            rename_text(&mut related.message);
+        }
+    }
+    for warning in &mut report.warnings {
+        rename_text(warning);
+    }
+}

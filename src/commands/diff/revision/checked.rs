@@ -4,7 +4,7 @@
 use super::materialise::{Budget, Materialised};
 use super::{Revision, Side};
 use crate::check::{self, Options, Report};
-use crate::commands::diff::{Inputs, load_inputs_from, relabel};
+use crate::commands::diff::{Inputs, load_inputs_from, relabel_copy};
 use crate::error::Error;
 use crate::k8s::is_kustomization_file;
 
@@ -54,29 +54,13 @@ fn built(revision: &Revision, tree: &Materialised, side: Side) -> Result<(Report
     let mut side_inputs = load_inputs_from(&options, &inputs)?;
     let names = revision.names_in(tree);
     for (from, to) in &names {
-        relabel(&mut report, from, to);
         side_inputs.relabel(from, to);
     }
-    // Messages that name a file or unit of the tree (a build's refusal) name it as the working
-    // tree does; the tree's directory is random, so no other text can contain it.
-    let root = crate::source::display_path(tree.root()).to_string();
-    let rename_text = |text: &mut String| {
-        if text.contains(&root) {
-            for (from, to) in &names {
-                *text = text.replace(from.as_str(), to);
-            }
-            *text = text.replace(&root, ".");
-        }
-    };
-    for finding in &mut report.findings {
-        rename_text(&mut finding.message);
-        for related in &mut finding.related {
-            rename_text(&mut related.message);
-        }
-    }
-    for warning in &mut report.warnings {
-        rename_text(warning);
-    }
+    relabel_copy(
+        &mut report,
+        &crate::source::display_path(tree.root()),
+        &names,
+    );
     super::add_findings(&mut report, side.findings);
     Ok((report, side_inputs))
 }
