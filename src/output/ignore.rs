@@ -485,8 +485,10 @@ mod tests {
                     line: 1,
                 }),
             }));
-            let mut report = Report::default();
-            report.findings = vec![finding];
+            let report = Report {
+                findings: vec![finding],
+                ..Report::default()
+            };
             argocd_entries(&plan(&report))
         };
         assert_eq!(quantity(Some("Application"))[0]["namespace"], "default");
