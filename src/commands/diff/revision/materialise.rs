@@ -32,7 +32,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// Twice the catalog walk's bounds per file count, and 1 GiB.
+    /// 200,000 files and 1 GiB: a large GitOps repository, not a monorepo of binaries.
     pub const DEFAULT: Self = Self {
         max_files: 200_000,
         max_bytes: 1 << 30,
