@@ -64,6 +64,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             timeout: input.kustomize_timeout,
             cache_dir: input.cache_dir.clone(),
             no_cache: input.no_cache,
+            repository: None,
         },
         batch_files: None,
         gitops: input
@@ -73,14 +74,6 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             .transpose()
             .map_err(Error::Usage)?,
     })
-}
-
-/// Options of `diff`, which compares files as written (its git side has no working tree to
-/// build units from).
-fn written_options(input: &InputArgs) -> Result<Options, Error> {
-    let mut options = options(input, false)?;
-    options.units.off = true;
-    Ok(options)
 }
 
 /// Prints what the user should know about how the run went.
@@ -368,19 +361,17 @@ fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Repor
     if paths.is_empty() {
         return Ok((Report::default(), Inputs::default()));
     }
-    let mut options = written_options(input)?;
+    let mut options = options(input, false)?;
     options.selection.paths = paths;
-    Ok((check::run(&options)?, diff::load_inputs(&options)?))
+    let report = check::run(&options)?;
+    warn(&report.warnings);
+    Ok((report, diff::load_inputs(&options)?))
 }
 
 /// A side read from a git revision: its files carry the working tree's names.
 fn tree_side(input: &InputArgs, revision: &revision::Revision) -> Result<(Report, Inputs), Error> {
-    let Some(side) = revision.side(&written_options(input)?)? else {
-        return Ok((Report::default(), Inputs::default()));
-    };
-    let mut report = check::run_inputs(&side.options, side.inputs.clone())?;
-    revision::add_findings(&mut report, side.findings);
-    let inputs = diff::load_inputs_from(&side.options, &side.inputs)?;
+    let (report, inputs) = revision::checked::check(revision, &options(input, false)?)?;
+    warn(&report.warnings);
     Ok((report, inputs))
 }
 

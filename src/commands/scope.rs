@@ -69,8 +69,8 @@ pub fn read_paths(index: &[PathBuf], paths: &[PathBuf], cwd: &Path) -> Vec<PathB
 }
 
 /// Keeps the findings `scope` covers, and those about objects rendered in a unit that reads a
-/// file of the scope (a changed base re-checks every overlay built from it), and recounts the
-/// summary's severities.
+/// file of the scope (a changed base re-checks every overlay built from it) or whose entry point
+/// is in the scope, and recounts the summary's severities.
 pub fn retain(report: &mut Report, scope: &Scope) {
     let touched: std::collections::BTreeSet<&str> = report
         .unit_files
@@ -78,13 +78,21 @@ pub fn retain(report: &mut Report, scope: &Scope) {
         .filter(|(_, files)| files.iter().any(|file| scope.contains(file)))
         .map(|(unit, _)| unit.as_str())
         .collect();
+    // A unit is touched through the files its build reads and through its entry point (the
+    // Flux Kustomization or Argo CD Application that names it and sets its options).
     let in_touched_unit = |finding: &Finding| {
         finding
             .unit
-            .iter()
-            .map(|unit| unit.path.as_str())
-            .chain(finding.instances.iter().map(|i| i.unit.path.as_str()))
-            .any(|unit| touched.contains(unit))
+            .as_deref()
+            .into_iter()
+            .chain(finding.instances.iter().map(|i| &i.unit))
+            .any(|unit| {
+                touched.contains(unit.path.as_str())
+                    || unit
+                        .via
+                        .as_ref()
+                        .is_some_and(|via| scope.contains(&via.file))
+            })
     };
     report
         .findings

@@ -14,6 +14,9 @@ pub struct Fix {
     /// The lowest KubeVirt minor release (1.x) for which the fix is right; older targets still
     /// need the field (revisionName before v1.5).
     pub since_minor: u32,
+    /// Set on a finding merged from several units' instances whose fixes differ (a value
+    /// derived from each rendered name): no single edit of the shared line is right for all.
+    pub varies: bool,
 }
 
 impl Fix {
@@ -22,6 +25,7 @@ impl Fix {
             description,
             actions,
             since_minor: 0,
+            varies: false,
         }
     }
 }

@@ -154,7 +154,11 @@ pub fn merge_instances(findings: Vec<super::Finding>) -> Vec<super::Finding> {
         group.sort_by(|a, b| {
             (a.unit.as_deref(), a.object.as_ref()).cmp(&(b.unit.as_deref(), b.object.as_ref()))
         });
+        let fixes_differ = group.windows(2).any(|pair| pair[0].fix != pair[1].fix);
         let mut first = group.swap_remove(0);
+        if fixes_differ && let Some(fix) = &mut first.fix {
+            fix.varies = true;
+        }
         if instances.len() > 1 {
             first.instances = instances;
         }
@@ -207,5 +211,31 @@ mod tests {
             .collect();
         assert_eq!(units, ["overlays/dev", "overlays/prod"]);
         assert!(merged[1].instances.is_empty(), "one instance is not listed");
+    }
+
+    #[test]
+    fn a_merged_fix_that_differs_between_instances_is_marked() {
+        let with_fix = |unit: &str, namespace: &str, value: &str| {
+            let mut finding = finding(unit, namespace, "not found");
+            finding.fix = Some(crate::diag::Fix::new(
+                "set".to_owned(),
+                vec![crate::yaml::edit::Action::Set(
+                    crate::yaml::FieldPath(Vec::new()),
+                    serde_json::Value::String(value.to_owned()),
+                )],
+            ));
+            finding
+        };
+        let same = merge_instances(vec![
+            with_fix("overlays/prod", "prod", "a"),
+            with_fix("overlays/dev", "dev", "a"),
+        ]);
+        assert!(!same[0].fix.as_ref().unwrap().varies);
+        let differ = merge_instances(vec![
+            with_fix("overlays/prod", "prod", "a"),
+            with_fix("overlays/dev", "dev", "b"),
+        ]);
+        assert_eq!(differ.len(), 1);
+        assert!(differ[0].fix.as_ref().unwrap().varies);
     }
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use crate::check::Report;
 use crate::controller::drift::{DriftKind, GitOps};
-use crate::diag::{Finding, ObjectRef};
+use crate::diag::{Finding, ObjectRef, UnitRef};
 use crate::rules;
 use crate::yaml::{FieldPath, json_pointer};
 
@@ -70,6 +70,34 @@ struct Entry {
     pointers: BTreeSet<String>,
     /// Needs RespectIgnoreDifferences (a sync-breaking matcher).
     respect: bool,
+    /// The object's namespace is the one its unit's engine places it in, even `default`.
+    placed: bool,
+}
+
+/// The objects a finding is about: each rendered object it stands for (a finding on a base
+/// shared by several units names every overlay's VM in `instances`), with its unit.
+fn objects_of(finding: &Finding) -> Vec<(&ObjectRef, Option<&UnitRef>)> {
+    if finding.instances.is_empty() {
+        return finding
+            .object
+            .iter()
+            .map(|object| (object, finding.unit.as_deref()))
+            .collect();
+    }
+    finding
+        .instances
+        .iter()
+        .map(|instance| (&instance.object, Some(&instance.unit)))
+        .collect()
+}
+
+/// Whether the engine of `unit` places every object it applies in a namespace the rendered
+/// object already names: an Argo CD Application's `spec.destination.namespace` for objects
+/// whose manifests set none (the units stage gives rendered objects that namespace). Other
+/// units' objects keep what Kustomize set, and kvlint's fallback namespace is not known.
+fn places_in_destination(unit: Option<&UnitRef>) -> bool {
+    unit.and_then(|unit| unit.via.as_ref())
+        .is_some_and(|via| via.kind == "Application" || via.kind == "ApplicationSet")
 }
 
 /// What the findings ask of the engine.
@@ -84,37 +112,11 @@ fn plan(report: &Report) -> Plan {
     let gitops = report.drift_policy.gitops;
     let mut plan = Plan::default();
     for finding in &report.findings {
-        let (Some(object), Some(path)) = (&finding.object, &finding.path) else {
+        let Some(path) = &finding.path else {
             continue;
         };
-        match effect(finding, gitops) {
-            Effect::Nothing => {}
-            Effect::CannotPrevent => {
-                plan.unpreventable
-                    .entry(object.clone())
-                    .or_default()
-                    .insert(path.clone());
-            }
-            Effect::KeepsSyncWorking => {
-                // The whole matcher: the live one is what a sync must send back.
-                let entry = plan.entries.entry(object.clone()).or_default();
-                entry.pointers.insert(json_pointer(&FieldPath::parse(path)));
-                entry.respect = true;
-            }
-            Effect::Hides => {
-                let entry = plan.entries.entry(object.clone()).or_default();
-                let fields = if finding.fields.is_empty() {
-                    std::slice::from_ref(path)
-                } else {
-                    finding.fields.as_slice()
-                };
-                // A set: a finding may stand for many thousand fields.
-                entry.pointers.extend(
-                    fields
-                        .iter()
-                        .map(|field| json_pointer(&FieldPath::parse(field))),
-                );
-            }
+        for (object, unit) in objects_of(finding) {
+            add(&mut plan, finding, object, unit, path, gitops);
         }
     }
     // A pointer under another one of the same object adds nothing.
@@ -133,6 +135,49 @@ fn plan(report: &Report) -> Plan {
     plan
 }
 
+/// What one finding asks of the engine for one object.
+fn add(
+    plan: &mut Plan,
+    finding: &Finding,
+    object: &ObjectRef,
+    unit: Option<&UnitRef>,
+    path: &str,
+    gitops: GitOps,
+) {
+    match effect(finding, gitops) {
+        Effect::Nothing => {}
+        Effect::CannotPrevent => {
+            plan.unpreventable
+                .entry(object.clone())
+                .or_default()
+                .insert(path.to_owned());
+        }
+        Effect::KeepsSyncWorking => {
+            // The whole matcher: the live one is what a sync must send back.
+            let entry = plan.entries.entry(object.clone()).or_default();
+            entry.placed |= places_in_destination(unit);
+            entry.pointers.insert(json_pointer(&FieldPath::parse(path)));
+            entry.respect = true;
+        }
+        Effect::Hides => {
+            let entry = plan.entries.entry(object.clone()).or_default();
+            entry.placed |= places_in_destination(unit);
+            let path = path.to_owned();
+            let fields = if finding.fields.is_empty() {
+                std::slice::from_ref(&path)
+            } else {
+                finding.fields.as_slice()
+            };
+            // A set: a finding may stand for many thousand fields.
+            entry.pointers.extend(
+                fields
+                    .iter()
+                    .map(|field| json_pointer(&FieldPath::parse(field))),
+            );
+        }
+    }
+}
+
 fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
@@ -140,17 +185,20 @@ fn group_of(api_version: &str) -> &str {
 /// The namespace the engine will use, when kvlint knows it: the manifest's or Kustomize's.
 /// Without one, Argo CD uses the Application's destination namespace, which kvlint does not
 /// know, and an entry without a namespace matches the object in any namespace.
-fn known_namespace(object: &ObjectRef) -> Option<&str> {
+fn known_namespace<'a>(object: &'a ObjectRef, entry: &Entry) -> Option<&'a str> {
     object
         .namespace
         .as_deref()
-        .filter(|namespace| *namespace != FALLBACK_NAMESPACE)
+        .filter(|namespace| entry.placed || *namespace != FALLBACK_NAMESPACE)
 }
 
 fn unknown_namespaces(plan: &Plan) -> Vec<String> {
     plan.entries
-        .keys()
-        .filter(|object| object.namespace.is_some() && known_namespace(object).is_none())
+        .iter()
+        .filter(|(object, entry)| {
+            object.namespace.is_some() && known_namespace(object, entry).is_none()
+        })
+        .map(|(object, _)| object)
         .map(|object| plain(&object.name))
         .collect()
 }
@@ -165,7 +213,7 @@ fn argocd_entries(plan: &Plan) -> Vec<Value> {
                 "kind": object.kind,
                 "name": object.name,
             });
-            if let Some(namespace) = known_namespace(object) {
+            if let Some(namespace) = known_namespace(object, entry) {
                 value["namespace"] = json!(namespace);
             }
             value["jsonPointers"] = json!(entry.pointers);
@@ -184,7 +232,7 @@ fn flux_rules(plan: &Plan) -> Vec<Value> {
                 .rsplit_once('/')
                 .unwrap_or(("", object.api_version.as_str()));
             let mut target = json!({"group": group, "version": version, "kind": object.kind, "name": object.name});
-            if let Some(namespace) = known_namespace(object) {
+            if let Some(namespace) = known_namespace(object, entry) {
                 target["namespace"] = json!(namespace);
             }
             json!({"paths": entry.pointers, "target": target})
@@ -416,5 +464,39 @@ mod tests {
             ["/spec/instancetype"]
         );
         assert!(entry.respect);
+    }
+
+    #[test]
+    fn an_argo_cd_destination_namespace_is_known_even_when_default() {
+        let quantity = |via: Option<&str>| {
+            let mut finding = finding(
+                &rules::NORMALIZED_BY_KUBEVIRT,
+                DriftKind::OutOfSync,
+                "spec.template.spec.domain.memory.guest",
+            );
+            finding.unit = Some(Arc::new(UnitRef {
+                kind: crate::diag::UnitKind::Kustomize,
+                path: "apps/web".to_owned(),
+                via: via.map(|kind| crate::diag::Via {
+                    kind: kind.to_owned(),
+                    namespace: Some("argocd".to_owned()),
+                    name: "web".to_owned(),
+                    file: "apps.yaml".to_owned(),
+                    line: 1,
+                }),
+            }));
+            let report = Report {
+                findings: vec![finding],
+                ..Report::default()
+            };
+            argocd_entries(&plan(&report))
+        };
+        assert_eq!(quantity(Some("Application"))[0]["namespace"], "default");
+        assert!(
+            quantity(Some("Kustomization"))[0]
+                .get("namespace")
+                .is_none()
+        );
+        assert!(quantity(None)[0].get("namespace").is_none());
     }
 }

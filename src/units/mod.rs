@@ -45,6 +45,10 @@ pub struct UnitOptions {
     pub cache_dir: Option<PathBuf>,
     /// Build every unit, without the cache (`--no-cache`).
     pub no_cache: bool,
+    /// The directory builds may not read outside of, when the checked files are not in their
+    /// repository's work tree (a git revision written to a temporary directory by `diff`);
+    /// found from the checked files when None.
+    pub repository: Option<PathBuf>,
 }
 
 /// The default of `--kustomize-timeout`, in seconds.
@@ -127,7 +131,11 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     if anchors.is_empty() {
         return rendering;
     }
-    let repository = repository_of(&anchors);
+    let repository = context
+        .options
+        .repository
+        .clone()
+        .or_else(|| repository_of(&anchors));
     let mut tree = discover::Tree::new(repository.clone());
     let absolute = anchors.iter().any(|c| c.is_absolute());
     let mut flux = flux::jobs::flux_jobs(flux_inputs, absolute, repository.as_deref(), &mut tree);
@@ -282,7 +290,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
 /// The directory builds may not read outside of, resolved: the git work tree of the checked
 /// kustomizations (the first one's); without git, the working directory, or the deepest
 /// directory holding every checked kustomization when some lie outside it.
-fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
+pub(crate) fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
     let resolved: Vec<PathBuf> = candidates
         .iter()
         .filter_map(|dir| discover::resolve_dir(dir).ok())

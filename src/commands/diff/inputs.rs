@@ -250,13 +250,35 @@ pub(super) fn inputs_of(
         .clone()
         .or_else(|| config.namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
-    let loaded = crate::load::load(
+    // With units, a unit's objects are the rendered ones (as the check saw them; the cache
+    // makes the second build cheap) and the files built into a unit are not read as written.
+    let rendering = crate::units::render(
         files,
+        &crate::units::Context {
+            options: &options.units,
+            default_namespace: &namespace,
+            keep_sources: false,
+        },
+    );
+    let unclaimed: Vec<crate::source::Input> = files
+        .iter()
+        .filter(|input| {
+            !rendering
+                .claimed
+                .contains(&crate::k8s::normalise_path(std::path::Path::new(
+                    &**input.display(),
+                )))
+        })
+        .cloned()
+        .collect();
+    let mut loaded = crate::load::load(
+        &unclaimed,
         &crate::load::LoadOptions {
             default_namespace: namespace,
             ..crate::load::LoadOptions::default()
         },
     );
+    loaded.objects.extend(rendering.objects);
     let version = options
         .version
         .or(config.kubevirt_version)
@@ -286,10 +308,19 @@ pub fn relabel(report: &mut Report, from: &str, to: &str) {
         for related in &mut finding.related {
             rename(&mut related.location.file);
         }
+        if let Some(unit) = &mut finding.unit {
+            rename_unit(std::sync::Arc::make_mut(unit), from, to);
+        }
+        for instance in &mut finding.instances {
+            rename_unit(&mut instance.unit, from, to);
+        }
     }
     let marker = format!(" from {from}");
     for rendered in &mut report.rendered {
         rename(&mut rendered.file);
+        if let Some(unit) = &mut rendered.unit {
+            rename_directory(unit, from, to);
+        }
         for origin in &mut rendered.origins {
             if origin.contains(&marker) {
                 *origin = origin.replacen(&marker, &format!(" from {to}"), 1);
@@ -298,5 +329,57 @@ pub fn relabel(report: &mut Report, from: &str, to: &str) {
     }
     for (name, _) in &mut report.sources {
         rename(name);
+    }
+}
+
+/// Renames a unit's directory and the file of its entry point.
+fn rename_unit(unit: &mut crate::diag::UnitRef, from: &str, to: &str) {
+    rename_directory(&mut unit.path, from, to);
+    if let Some(via) = &mut unit.via
+        && let Some(file) = renamed(&via.file, from, to)
+    {
+        via.file = file;
+    }
+}
+
+/// Renames a directory named as the report names units: `from` without its final `/` is the
+/// directory itself, `.` when it becomes the empty name.
+fn rename_directory(dir: &mut String, from: &str, to: &str) {
+    if let Some(renamed) = renamed(dir, from, to) {
+        *dir = renamed;
+    } else if from.strip_suffix('/') == Some(dir.as_str()) {
+        let to = to.strip_suffix('/').unwrap_or(to);
+        *dir = if to.is_empty() {
+            ".".to_owned()
+        } else {
+            to.to_owned()
+        };
+    }
+}
+
+/// Renames a report checked in a copy of the files at `root` (a temporary directory) back to
+/// the names of the originals: every prefix pair of `names` in turn (see [`relabel`]), and the
+/// copy's paths in messages (a build's refusal names the files it read). `root` is random, so
+/// no other text of a message can contain it.
+pub fn relabel_copy(report: &mut Report, root: &str, names: &[(String, String)]) {
+    for (from, to) in names {
+        relabel(report, from, to);
+    }
+    let rename_text = |text: &mut String| {
+        if text.contains(root) {
+            for (from, to) in names {
+                *text = text.replace(from.as_str(), to);
+            }
+            *text = text.replace(root, ".");
+        }
+    };
+    for finding in &mut report.findings {
+        rename_text(&mut finding.message);
+        for related in &mut finding.related {
+            rename_text(&mut related.message);
+        }
+    }
+    for warning in &mut report.warnings {
+        rename_text(warning);
     }
 }

@@ -54,7 +54,8 @@ pub use crate::controller::vm::NON_LIVE_UPDATABLE;
 pub use changes::field_changes;
 pub use identity::{MatcherRef, ObjectKey, VmKey, VmMatchers, matchers};
 pub use inputs::{
-    Inputs, Revision, SpecObject, WrittenMatcher, WrittenVm, load_inputs, load_inputs_from, relabel,
+    Inputs, Revision, SpecObject, WrittenMatcher, WrittenVm, load_inputs, load_inputs_from,
+    relabel, relabel_copy,
 };
 pub use model::{
     Aspect, Change, Counts, Diff, DiffFinding, Effect, EffectKind, FieldChange, ObjectDiff,

@@ -6,6 +6,7 @@
 
 mod roots;
 mod run;
+mod units;
 mod write;
 
 use crate::yaml::edit::{self, Action};

@@ -120,12 +120,24 @@ impl Action {
 struct Recheck {
     /// As the first check listed them; a file it read holds the bytes it read.
     inputs: Vec<Input>,
+    /// With units: the files as listed, checked from a copy that holds the trial texts.
+    units: Option<(Vec<Input>, super::units::Shadow)>,
 }
 
 impl Recheck {
     /// Every file the first check read (it has a text in `read`) is checked again from memory;
     /// the inputs it refused or could not read stay as they were.
-    fn new(inputs: Vec<Input>, read: &BTreeMap<Arc<str>, String>) -> Self {
+    fn new(
+        inputs: Vec<Input>,
+        read: &BTreeMap<Arc<str>, String>,
+        shadow: Option<super::units::Shadow>,
+    ) -> Self {
+        if let Some(shadow) = shadow {
+            return Self {
+                inputs: Vec::new(),
+                units: Some((inputs, shadow)),
+            };
+        }
         let inputs = inputs
             .into_iter()
             .map(|input| match (&input, read.get(input.display())) {
@@ -136,7 +148,10 @@ impl Recheck {
                 _ => input,
             })
             .collect();
-        Self { inputs }
+        Self {
+            inputs,
+            units: None,
+        }
     }
 
     /// Checks the inputs with `texts` in place of the texts read, with the same options.
@@ -145,6 +160,9 @@ impl Recheck {
         options: &Options,
         texts: &BTreeMap<Arc<str>, String>,
     ) -> Result<Report, Error> {
+        if let Some((inputs, shadow)) = &self.units {
+            return shadow.check(options, inputs, texts);
+        }
         let inputs = self
             .inputs
             .iter()
@@ -204,6 +222,10 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
         let mut planned = Vec::new();
         for finding in findings {
             let Some(fix) = &finding.fix else { continue };
+            if let Some(reason) = super::units::wrong_document(finding, root) {
+                skipped.push(skip(finding, reason));
+                continue;
+            }
             let mut trial = actions.clone();
             trial.extend(fix.actions.iter().cloned());
             match editable.plan(root, &trial) {
@@ -217,7 +239,7 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
                             rule: finding.rule,
                             kind: fix_kind(finding.rule),
                             description: fix.description.clone(),
-                            object: finding.object.clone(),
+                            object: super::units::edited_object(finding, root),
                             fields: fix.actions.iter().flat_map(Action::fields).collect(),
                         },
                         identity(finding),
@@ -391,9 +413,6 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     check_options.config = ConfigChoice::Loaded(Arc::new(config));
     check_options.keep_sources = true;
     check_options.with_fixes = true;
-    // Fixes edit the files as written (a fix in a base shared by several rendered units is
-    // not decided yet), so they are found by checking the files as written.
-    check_options.units.off = true;
     // Listed once, by the walk `check` uses: the re-checks see the same files under the same
     // names, in the same order.
     let inputs = check::inputs(&check_options)?;
@@ -402,12 +421,13 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         .profile
         .as_ref()
         .map_or(u32::MAX, |p| p.version.minor);
-    let originals: BTreeMap<Arc<str>, String> = report
+    let mut originals: BTreeMap<Arc<str>, String> = report
         .sources
         .iter()
         .filter(|(file, _)| Path::new(&**file).is_file())
         .map(|(file, text)| (Arc::clone(file), text.to_string()))
         .collect();
+    super::units::add_patch_texts(&report, &mut originals);
     let mut outcome = Outcome {
         unsafe_available: if options.unsafe_fixes {
             0
@@ -428,7 +448,24 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     };
     let mut current = originals.clone();
     let mut blocked: HashSet<Identity> = HashSet::new();
-    let recheck = Recheck::new(inputs, &originals);
+    // A fix on a rendered object that no single edit of its line can make right is refused
+    // before any is tried.
+    let fixable = |finding: &Finding| {
+        wanted(finding, options.unsafe_fixes, minor) && current.contains_key(&finding.location.file)
+    };
+    for (finding, reason) in super::units::refusals(&report, &fixable) {
+        {
+            blocked.insert(identity(finding));
+            outcome.skipped.push(Skipped {
+                file: Arc::clone(&finding.location.file),
+                line: finding.location.span.start.line,
+                rule: finding.rule,
+                reason,
+            });
+        }
+    }
+    let shadow = super::units::Shadow::new(&inputs, &report)?;
+    let recheck = Recheck::new(inputs, &originals, shadow);
     // Objects whose fixes are tried one at a time.
     let mut one_by_one: HashSet<Unit> = HashSet::new();
     let mut finished = false;

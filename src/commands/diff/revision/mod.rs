@@ -1,7 +1,8 @@
 //! A revision of the git repository around a directory, for `kvlint diff --base` and `--head`:
 //! the files a check of the given paths would read, taken from git's objects into memory.
 //!
-//! Nothing is written to disk. The paths given are looked up in the revision's tree with
+//! The checked files are read into memory; only when units are built are the revision's
+//! files written, into a private temporary directory ([`materialise`]). The paths given are looked up in the revision's tree with
 //! `git ls-tree`, the files the working-tree walk would read are picked by the same rules
 //! ([`select`]), and only their blobs are read with `git cat-file --batch`: a large file outside
 //! the checked paths costs nothing, and a crafted tree (a symlink and a directory of the same
@@ -19,8 +20,10 @@
 //! turned off.
 
 mod blobs;
+pub mod checked;
 mod command;
 pub mod listing;
+pub mod materialise;
 pub mod select;
 
 use std::io::{BufRead, BufReader, Read};
