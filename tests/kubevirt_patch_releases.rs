@@ -228,7 +228,7 @@ fn a_patch_release_newer_than_known_is_checked_as_the_newest_known_with_a_note()
 
 #[test]
 fn refuses_a_version_that_is_not_a_release() {
-    for version in ["v1.7.0-rc.1", "v1.7.x", "v1.10.0", "v1"] {
+    for version in ["v1.7.0-rc.1", "v1.7.y", "v1.10.0", "v1"] {
         let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
             .args(["check", "--no-config", "--kubevirt-version", version, "-"])
             .stdin(Stdio::null())

@@ -527,3 +527,29 @@ fn options_edit_the_kustomization_as_argo_cd_does_not_wrap_it() {
         "{report:#}"
     );
 }
+
+/// Argo CD reads a Directory source's files as Kubernetes does (YAML 1.1): an unquoted `no`
+/// label stays a boolean the API server refuses. Kustomize writes it back quoted (`"no"`), so a
+/// Kustomize source sends the string and nothing is reported.
+#[test]
+fn yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize() {
+    if !kustomize_available(
+        "yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize",
+    ) {
+        return;
+    }
+    let vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  labels:\n    backup: no\nspec:\n  runStrategy: Halted\n  template:\n    spec:\n      domain:\n        devices: {}\n        memory:\n          guest: 1Gi\n";
+    let dir = repository(&[
+        ("apps/plain/vm.yaml", vm),
+        ("apps/kust/vm.yaml", vm),
+        ("apps/kust/kustomization.yaml", "resources:\n- vm.yaml\n"),
+        ("argocd/plain.yaml", &application("plain", "apps/plain", "")),
+        ("argocd/kust.yaml", &application("kust", "apps/kust", "")),
+    ]);
+    let report = report(dir.path());
+    let ambiguous: Vec<String> = findings(&report, "KV0003")
+        .iter()
+        .map(|d| format!("{}:{}", d["file"].as_str().unwrap(), d["line"]))
+        .collect();
+    assert_eq!(ambiguous, ["apps/plain/vm.yaml:6"], "{report:#}");
+}

@@ -520,7 +520,9 @@ fn stream_inputs(
         version,
         cluster_setting(&settings.config),
         settings.config.hyperconverged,
-        settings.drift_policy,
+        settings
+            .drift_policy
+            .severity(crate::rules::DriftKind::ClusterDefault),
     ));
     index.pending.add(catalog_source::overwritten_by_operator(
         &index.referenced,

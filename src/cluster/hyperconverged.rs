@@ -812,7 +812,7 @@ pub fn findings(
     version: KubeVirtVersion,
     cluster: Option<ClusterSetting<'_>>,
     environment: Environment,
-    drift_policy: crate::config::gitops::DriftPolicy,
+    cluster_default: crate::rules::Severity,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
     if let Some(owner) = objects.iter().find(|o| is_hyperconverged(o)) {
@@ -825,7 +825,7 @@ pub fn findings(
             object,
             &json,
             environment,
-            drift_policy,
+            cluster_default,
         ));
         let generation = generate(&json, version, environment);
         let path = FieldPath::parse("metadata.annotations").key(KUBEVIRT_JSONPATCH);
@@ -860,12 +860,13 @@ pub fn findings(
 }
 
 /// The `evictionStrategy` HCO's webhook writes into a HyperConverged object that sets none:
-/// a field Git does not have (a cluster default), whose value depends on the worker nodes.
+/// a field Git does not have (a cluster default, reported at `severity`), whose value depends
+/// on the worker nodes.
 fn eviction_strategy_finding(
     object: &Object,
     json: &Value,
     environment: Environment,
-    drift_policy: crate::config::gitops::DriftPolicy,
+    severity: crate::rules::Severity,
 ) -> Option<Finding> {
     if eviction_strategy(json).is_some() {
         return None;
@@ -895,7 +896,7 @@ fn eviction_strategy_finding(
     .with_path(field.to_owned())
     .with_help("write evictionStrategy in the HyperConverged object so that the repository says what runs, or set `hyperconverged: {infrastructureHighlyAvailable: true|false}` in .kvlint.yaml");
     finding.drift = Some(kind);
-    finding.severity = drift_policy.severity(kind);
+    finding.severity = severity;
     Some(finding)
 }
 

@@ -744,7 +744,7 @@ pub(crate) fn render_directory(
         for doc in yaml::parse_stream(&text, Limits::default()) {
             match doc {
                 Ok(doc) if doc.root.value == Value::Null => {}
-                Ok(doc) => documents.push(doc.root),
+                Ok(doc) => documents.push(doc),
                 Err(err) => {
                     out.findings.push(refused(format!(
                         "Failed to unmarshal \"{display}\": {} (line {})",
@@ -757,8 +757,8 @@ pub(crate) fn render_directory(
         // `getObjsFromYAMLOrJSON`: a document without a kind stops the file; after objects,
         // or in a file that looks like a manifest, that fails the Application; otherwise the
         // file is no manifest and stays a plain input, checked as written.
-        let has_kind = |node: &Node| node.get("kind").and_then(Node::as_str).is_some();
-        match documents.iter().position(|node| !has_kind(node)) {
+        let has_kind = |doc: &yaml::Document| doc.root.get("kind").and_then(Node::as_str).is_some();
+        match documents.iter().position(|doc| !has_kind(doc)) {
             None if !documents.is_empty() => files.push((path, display, text, documents)),
             None => {}
             Some(0)
@@ -776,17 +776,26 @@ pub(crate) fn render_directory(
     for (path, display, text, documents) in files {
         let ranges: Vec<(u32, u32)> = documents
             .iter()
-            .map(|node| (node.span.start.line, node.span.end.line))
+            .map(|doc| (doc.root.span.start.line, doc.root.span.end.line))
             .collect();
         if text.contains("kvlint:") {
             let (suppressions, problems) = crate::suppress::inline::scan(&display, &text, &ranges);
             out.suppressions.extend(suppressions);
             out.findings.extend(problems);
         }
-        for node in documents {
+        for doc in documents {
             let (loaded, findings) =
-                crate::load::rendered_objects(&display, &unit_path, namespace, node);
+                crate::load::rendered_objects(&display, &unit_path, namespace, doc.root);
             out.findings.extend(findings);
+            // Argo CD reads the files as Kubernetes does (YAML 1.1), with no tool in between
+            // that would quote an ambiguous scalar, as Kustomize does.
+            if !loaded.is_empty() {
+                out.findings.extend(
+                    doc.notices
+                        .iter()
+                        .map(|notice| crate::load::notice_finding(&display, notice)),
+                );
+            }
             objects.extend(loaded);
         }
         if keep_sources {
