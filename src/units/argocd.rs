@@ -491,7 +491,7 @@ pub(crate) fn write_shadow(
     root: &Root,
     repository: &Path,
     dir: &Path,
-) -> Result<String, Box<Finding>> {
+) -> Result<Shadowed, Box<Finding>> {
     let not_written = |problem: String| {
         Box::new(target.finding(
             &rules::UNIT_NOT_RENDERED,
@@ -556,6 +556,7 @@ pub(crate) fn write_shadow(
                 .with_help(BUILD_HELP),
         ));
     }
+    let mut files = Vec::new();
     for relative in copies.into_inner() {
         let from = target.dir.join(&relative);
         // Kustomize would read the file through a symlink; kvlint reads nothing outside the
@@ -571,13 +572,35 @@ pub(crate) fn write_shadow(
                 ),
             )));
         }
-        let to = dir.join(&relative);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| not_written(e.to_string()))?;
-        }
-        std::fs::copy(&from, &to).map_err(|e| not_written(e.to_string()))?;
+        files.push((from, dir.join(&relative)));
     }
-    Ok(text)
+    Ok(Shadowed { text, files })
+}
+
+/// The kustomization an Argo CD build runs from, written, and the files of the app's directory
+/// still to copy beside it (only when the build runs: a cached build needs none of them).
+pub(crate) struct Shadowed {
+    pub text: String,
+    /// (repository file, where the build reads it).
+    pub files: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Shadowed {
+    /// Copies the app's files beside the edited kustomization.
+    pub(crate) fn copy_files(&self) -> Result<(), String> {
+        for (from, to) in &self.files {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            }
+            std::fs::copy(from, to).map_err(|e| {
+                format!(
+                    "cannot copy {} for the build: {e}",
+                    crate::source::display_path(from)
+                )
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// A Kustomize target as the units stage builds it.
@@ -589,7 +612,7 @@ pub(super) struct ArgoJob {
 }
 
 impl ArgoJob {
-    pub(super) fn write(&self, root: &Root, dir: &Path) -> Result<String, Box<Finding>> {
+    pub(super) fn write(&self, root: &Root, dir: &Path) -> Result<Shadowed, Box<Finding>> {
         write_shadow(&self.target, root, &self.repository, dir)
     }
 }

@@ -55,6 +55,9 @@ pub(crate) struct Root {
 pub(crate) struct Tree {
     repository: Option<PathBuf>,
     read: BTreeMap<PathBuf, Option<Arc<Kustomization>>>,
+    /// Whether a referenced path stays inside the repository, resolved once: the bases of
+    /// hundreds of overlays are visited once per overlay.
+    inside: std::collections::HashMap<PathBuf, bool>,
 }
 
 impl Tree {
@@ -63,6 +66,7 @@ impl Tree {
         Self {
             repository,
             read: BTreeMap::new(),
+            inside: std::collections::HashMap::new(),
         }
     }
 
@@ -76,15 +80,20 @@ impl Tree {
         found
     }
 
-    fn inside_repository(&self, path: &Path) -> bool {
+    fn inside_repository(&mut self, path: &Path) -> bool {
         let Some(repository) = &self.repository else {
             return true;
         };
-        match std::fs::canonicalize(path) {
+        if let Some(&known) = self.inside.get(path) {
+            return known;
+        }
+        let inside = match std::fs::canonicalize(path) {
             Ok(real) => real.starts_with(repository),
             // A missing path is Kustomize's error to report, with its message.
             Err(_) => true,
-        }
+        };
+        self.inside.insert(path.to_path_buf(), inside);
+        inside
     }
 
     /// The closure of the kustomization in `dir`.

@@ -399,11 +399,17 @@ fn build_job(
             root, reason,
         ))));
     }
+    let mut shadow_files = None;
     let written = match (&job.flux, &job.argocd) {
         (Some(flux), _) => {
             wrapper::write_flux(root, &flux.entry, flux.generated.as_ref(), wrapper_dir)
         }
-        (None, Some(argo)) => Ok(argo.write(root, wrapper_dir).map_err(NotBuilt::Skipped)?),
+        (None, Some(argo)) => {
+            let shadowed = argo.write(root, wrapper_dir).map_err(NotBuilt::Skipped)?;
+            let text = shadowed.text.clone();
+            shadow_files = Some(shadowed);
+            Ok(text)
+        }
         (None, None) => wrapper::write(root, wrapper_dir),
     };
     let wrapper = written.map_err(|problem| {
@@ -422,7 +428,12 @@ fn build_job(
     } else {
         &[]
     };
-    let build = || tool.build(wrapper_dir, restrictor);
+    let build = || {
+        if let Some(shadowed) = &shadow_files {
+            shadowed.copy_files().map_err(tool::BuildError::Failed)?;
+        }
+        tool.build(wrapper_dir, restrictor)
+    };
     match cache {
         Some(cache) => cache.build(root, &display_dir(&root.dir), &wrapper, wrapper_dir, build),
         None => build(),

@@ -61,6 +61,8 @@ pub(crate) struct Origins {
     keep_sources: bool,
     /// Resolved path → the name the report uses, for every file of a built unit's closure.
     displays: HashMap<PathBuf, Arc<str>>,
+    /// The closure files already resolved into `displays`.
+    learnt: std::collections::HashSet<PathBuf>,
     files: HashMap<PathBuf, Option<Arc<OriginFile>>>,
     sources: Vec<(Arc<str>, Arc<str>)>,
     suppressions: Vec<Suppression>,
@@ -72,6 +74,7 @@ impl Origins {
         Self {
             keep_sources,
             displays: HashMap::new(),
+            learnt: std::collections::HashSet::new(),
             files: HashMap::new(),
             sources: Vec::new(),
             suppressions: Vec::new(),
@@ -83,6 +86,10 @@ impl Origins {
     /// nothing else).
     fn learn(&mut self, root: &Root) {
         for file in &root.closure {
+            // Bases shared by many units are learnt once.
+            if !self.learnt.insert(file.clone()) {
+                continue;
+            }
             if let Ok(real) = std::fs::canonicalize(file) {
                 self.displays
                     .entry(real)
