@@ -293,3 +293,62 @@ spec:
     assert_eq!(missing[0]["unit"]["via"]["name"], "apps");
     assert_eq!(report["summary"]["units"], 2, "{report:#}");
 }
+
+#[test]
+fn a_chain_that_keeps_changing_stops_after_eight_rounds_with_an_info() {
+    if !kustomize_available("a_chain_that_keeps_changing_stops_after_eight_rounds_with_an_info") {
+        return;
+    }
+    // Built from a, the Kustomization names b; built from b, it names a again.
+    let patched = |path: &str| {
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../common/loop.yaml
+patches:
+  - target:
+      group: kustomize.toolkit.fluxcd.io
+      kind: Kustomization
+      name: loop
+    patch: |
+      - op: replace
+        path: /spec/path
+        value: ./{path}
+"
+        )
+    };
+    let (to_b, to_a) = (patched("b"), patched("a"));
+    let repo = repository(&[
+        (
+            "common/loop.yaml",
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: loop
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./a
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+",
+        ),
+        ("a/kustomization.yaml", &to_b),
+        ("b/kustomization.yaml", &to_a),
+    ]);
+    let report = check(repo.path());
+    let cut: Vec<_> = findings(&report, "KV0022")
+        .into_iter()
+        .filter(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .contains("still change after 8 rounds")
+        })
+        .collect();
+    assert_eq!(cut.len(), 1, "{report:#}");
+    assert_eq!(cut[0]["file"], "common/loop.yaml");
+    assert_eq!(cut[0]["line"], 2);
+}
