@@ -132,10 +132,22 @@ impl App {
 
 /// The Applications of one checked file's text, ApplicationSets expanded over the
 /// repository `repository` (resolved), and findings about what kvlint cannot expand.
+#[cfg(test)]
 pub(crate) fn applications(
     file: &Arc<str>,
     text: &str,
     repository: &Path,
+) -> (Vec<App>, Vec<Finding>) {
+    applications_except(file, text, repository, &|_| false)
+}
+
+/// The Applications of one checked file's text, leaving out the documents `replaced` (an
+/// entry point a unit renders is read as rendered instead).
+fn applications_except(
+    file: &Arc<str>,
+    text: &str,
+    repository: &Path,
+    replaced: &dyn Fn(&Node) -> bool,
 ) -> (Vec<App>, Vec<Finding>) {
     let mut out = (Vec::new(), Vec::new());
     if !text.contains(GROUP) {
@@ -145,26 +157,37 @@ pub(crate) fn applications(
     for doc in yaml::parse_stream(text, Limits::default())
         .into_iter()
         .flatten()
+        .filter(|doc| !replaced(&doc.root))
     {
-        let node = &doc.root;
-        let group = node
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .and_then(|v| v.split('/').next());
-        if group != Some(GROUP) {
-            continue;
-        }
-        match node.get("kind").and_then(Node::as_str) {
-            Some("Application") => out.0.push(App::of(file, &shared, node)),
-            Some("ApplicationSet") => {
-                let (apps, findings) = appset::expand(file, &shared, node, repository);
-                out.0.extend(apps);
-                out.1.extend(findings);
-            }
-            _ => {}
-        }
+        applications_of(file, &shared, &doc.root, repository, &mut out);
     }
     out
+}
+
+/// The Applications one object is (an Application, or those an ApplicationSet generates).
+fn applications_of(
+    file: &Arc<str>,
+    text: &Arc<str>,
+    node: &Node,
+    repository: &Path,
+    out: &mut (Vec<App>, Vec<Finding>),
+) {
+    let group = node
+        .get("apiVersion")
+        .and_then(Node::as_str)
+        .and_then(|v| v.split('/').next());
+    if group != Some(GROUP) {
+        return;
+    }
+    match node.get("kind").and_then(Node::as_str) {
+        Some("Application") => out.0.push(App::of(file, text, node)),
+        Some("ApplicationSet") => {
+            let (apps, findings) = appset::expand(file, text, node, repository);
+            out.0.extend(apps);
+            out.1.extend(findings);
+        }
+        _ => {}
+    }
 }
 
 /// One source of an Application that kvlint renders.
@@ -626,6 +649,7 @@ pub(super) fn stage(
     repository: Option<&Path>,
     tree: &mut Tree,
     context: &super::Context<'_>,
+    rendered: &super::chain::Rendered,
     rendering: &mut super::Rendering,
 ) -> Vec<super::Job> {
     let Some(repository) = repository else {
@@ -633,10 +657,23 @@ pub(super) fn stage(
     };
     let mut apps = Vec::new();
     for (file, text) in texts.iter().filter(|(_, text)| text.contains(MARKER)) {
-        let (mut found, mut findings) = applications(file, text, repository);
+        let replaced = |node: &Node| is_replaced(file, node, rendered);
+        let (mut found, mut findings) = applications_except(file, text, repository, &replaced);
         apps.append(&mut found);
         rendering.findings.append(&mut findings);
     }
+    let mut chained = (Vec::new(), Vec::new());
+    for entry in rendered.of_kinds(GROUP, &["Application", "ApplicationSet"]) {
+        applications_of(
+            &entry.file,
+            &entry.text,
+            &entry.node,
+            repository,
+            &mut chained,
+        );
+    }
+    apps.append(&mut chained.0);
+    rendering.findings.append(&mut chained.1);
     if apps.is_empty() {
         return Vec::new();
     }
@@ -696,6 +733,32 @@ pub(super) fn stage(
         });
     }
     jobs
+}
+
+/// Whether the Argo CD object `node`, written in `file`, is replaced by one a unit renders.
+fn is_replaced(file: &str, node: &Node, rendered: &super::chain::Rendered) -> bool {
+    let text = |parent: Option<&Node>, key: &str| {
+        parent
+            .and_then(|p| p.get(key))
+            .and_then(Node::as_str)
+            .map(str::to_owned)
+    };
+    let Some(kind) = text(Some(node), "kind") else {
+        return false;
+    };
+    let metadata = node.get("metadata");
+    let line = node
+        .entry("kind")
+        .map_or(node.span, |e| e.key_span)
+        .start
+        .line;
+    rendered.replaces(
+        file,
+        line,
+        &kind,
+        text(metadata, "namespace").as_deref(),
+        &text(metadata, "name").unwrap_or_default(),
+    )
 }
 
 /// A Directory target's objects, and what reading them leaves for the report.

@@ -51,7 +51,7 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    fn of(file: &Arc<str>, node: &Node) -> Option<Self> {
+    pub(crate) fn of(file: &Arc<str>, node: &Node) -> Option<Self> {
         let api_version = node.get("apiVersion")?.as_str()?;
         if api_version.split('/').next() != Some(GROUP)
             || node.get("kind").and_then(Node::as_str) != Some("Kustomization")

@@ -6,6 +6,7 @@
 
 mod argocd;
 mod cache;
+mod chain;
 mod discover;
 pub mod envsubst;
 mod failure;
@@ -92,7 +93,7 @@ pub struct Context<'a> {
 /// Finds the Kustomize roots among `inputs`, builds them in parallel, and returns their
 /// objects. Inputs that are standard input or in memory take no part.
 pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
-    let mut rendering = Rendering::default();
+    let rendering = Rendering::default();
     if context.options.off {
         return rendering;
     }
@@ -111,11 +112,11 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .filter(|path| is_kustomization_file(&path.to_string_lossy()))
         .filter_map(|path| path.parent().map(Path::to_path_buf))
         .collect();
-    let flux_inputs = flux::jobs::FluxInputs::from_texts(&texts);
+    let written = flux::jobs::FluxInputs::from_texts(&texts, &chain::Rendered::default());
     // A Flux Kustomization may name a path without a kustomization (Flux generates one), and
     // an Argo CD Application a directory of plain manifests.
     let anchors = if candidates.is_empty() {
-        let mut anchors = flux_inputs.entry_directories();
+        let mut anchors = written.entry_directories();
         anchors.extend(
             texts
                 .iter()
@@ -136,46 +137,19 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .repository
         .clone()
         .or_else(|| repository_of(&anchors));
-    let mut tree = discover::Tree::new(repository.clone());
-    let absolute = anchors.iter().any(|c| c.is_absolute());
-    let mut flux = flux::jobs::flux_jobs(flux_inputs, absolute, repository.as_deref(), &mut tree);
-    rendering.findings.append(&mut flux.findings);
-    let mut argo = argocd::stage(
-        &texts,
-        &anchors,
-        repository.as_deref(),
-        &mut tree,
+    let planner = Planner {
+        texts: &texts,
+        anchors: &anchors,
+        candidates: &candidates,
+        repository: repository.as_deref(),
         context,
-        &mut rendering,
-    );
-    // A directory a Flux Kustomization or an Argo CD Application names is built as they
-    // build it, not again as a root.
-    let named: BTreeSet<&PathBuf> = flux
-        .jobs
-        .iter()
-        .flat_map(|job| &job.root.directories)
-        .chain(argo.iter().map(|job| &job.root.dir))
-        .collect();
-    let mut jobs: Vec<Job> = discover::roots(&mut tree, &candidates)
-        .into_iter()
-        .filter(|root| !named.contains(&root.dir))
-        .map(|root| Job {
-            unit: Arc::new(UnitRef {
-                kind: UnitKind::Kustomize,
-                path: display_dir(&root.dir),
-                via: None,
-            }),
-            root,
-            flux: None,
-            argocd: None,
-        })
-        .collect();
-    jobs.append(&mut flux.jobs);
-    jobs.append(&mut argo);
-    if jobs.is_empty() {
+    };
+    let mut tree = discover::Tree::new(repository.clone());
+    let mut plan = planner.plan(written, &mut tree);
+    let mut rendering = std::mem::take(&mut plan.rendering);
+    if plan.jobs.is_empty() {
         return rendering;
     }
-    let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
     let timeout = Duration::from_secs(
         context
             .options
@@ -190,7 +164,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         Ok(None) => {
             rendering.warning = Some(format!(
                 "neither kustomize nor kubectl is on PATH: {} Kustomize unit(s) checked as written files, not as rendered (install kustomize or kubectl, or pass --kustomize-command)",
-                roots.len()
+                plan.jobs.len()
             ));
             return rendering;
         }
@@ -214,21 +188,50 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             return rendering;
         }
     };
-    let cache =
-        cache_root.map(|dir| cache::RunCache::new(&dir, tool.identity(), scratch.path(), &roots));
-    let builds: Vec<Result<String, NotBuilt>> = jobs
-        .par_iter()
-        .enumerate()
-        .map(|(n, job)| {
-            let wrapper_dir = scratch.path().join(n.to_string());
-            build_job(&tool, job, &wrapper_dir, cache.as_ref())
-        })
-        .collect();
+    let mut builder = Builder {
+        tool: &tool,
+        scratch: scratch.path(),
+        cache_root: cache_root.as_deref(),
+        context,
+        builds: BTreeMap::new(),
+    };
+    // Follow the chain (design §3.4): build, read the entry points the builds render, plan
+    // again with them, until a round renders the entry points it was planned with.
+    let mut chained = chain::Rendered::default();
+    let mut round = 1;
+    loop {
+        builder.build(&plan.jobs);
+        let found = builder.entry_points(&plan.jobs);
+        if found.same_as(&chained) {
+            break;
+        }
+        if round == chain::MAX_ROUNDS {
+            rendering.findings.extend(found.still_changing());
+            break;
+        }
+        round += 1;
+        chained = found;
+        let inputs = flux::jobs::FluxInputs::from_texts(&texts, &chained);
+        plan = planner.chained(inputs, &mut tree, &chained);
+        rendering = Rendering {
+            tool: rendering.tool.take(),
+            ..std::mem::take(&mut plan.rendering)
+        };
+    }
+    let jobs = plan.jobs;
+    let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
     let mut origins = rendered::Origins::new(context.keep_sources);
-    for (n, (job, build)) in jobs.iter().zip(builds).enumerate() {
+    for (job, key) in jobs.iter().zip(job_keys(&jobs)) {
         let root = &job.root;
-        let wrapper_dir = scratch.path().join(n.to_string());
-        let output = match build.and_then(|output| job.post_build(output)) {
+        let Some(Built {
+            wrapper_dir,
+            output,
+            ..
+        }) = builder.builds.remove(&key)
+        else {
+            continue;
+        };
+        let output = match output {
             Ok(output) => output,
             Err(NotBuilt::Skipped(finding)) => {
                 rendering.findings.push(*finding);
@@ -245,26 +248,9 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
         };
+        let loaded = load_output(job, &output, &wrapper_dir, context, &mut origins);
         rendering.findings.extend(output.findings);
         let unit = Arc::clone(&job.unit);
-        let loaded = rendered::objects(
-            &output.text,
-            &rendered::UnitBuild {
-                unit: &unit,
-                root,
-                wrapper_dir: &wrapper_dir,
-                default_namespace: job
-                    .argocd
-                    .as_ref()
-                    .map_or(context.default_namespace, |argo| {
-                        argo.target.namespace(context.default_namespace)
-                    }),
-                shadow: job.argocd.as_ref().and_then(|argo| argo.shadow.as_ref()),
-                unresolved: &output.unresolved,
-                variables: &output.variables,
-            },
-            &mut origins,
-        );
         rendering.objects.extend(loaded.objects);
         rendering.findings.extend(loaded.findings);
         rendering.claimed.extend(root.closure.iter().cloned());
@@ -279,12 +265,231 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     }
     rendering
         .findings
-        .extend(never_applied(&files, &roots, &flux.entry_points));
+        .extend(never_applied(&files, &roots, &plan.entry_points));
     let parts = origins.into_parts();
     rendering.sources.extend(parts.sources);
     rendering.suppressions.extend(parts.suppressions);
     rendering.findings.extend(parts.findings);
     rendering
+}
+
+/// What the units stage plans from the checked files and the entry points units render.
+struct Planner<'a> {
+    texts: &'a [(Arc<str>, String)],
+    anchors: &'a BTreeSet<PathBuf>,
+    candidates: &'a BTreeSet<PathBuf>,
+    repository: Option<&'a Path>,
+    context: &'a Context<'a>,
+}
+
+/// The units of one round, and what planning them leaves for the report.
+struct Plan {
+    jobs: Vec<Job>,
+    rendering: Rendering,
+    /// Checked files that hold Argo CD or Flux objects.
+    entry_points: BTreeSet<Arc<str>>,
+}
+
+impl Planner<'_> {
+    /// The units of the entry points as written, and the bare Kustomize roots.
+    fn plan(&self, flux_inputs: flux::jobs::FluxInputs, tree: &mut discover::Tree) -> Plan {
+        self.chained(flux_inputs, tree, &chain::Rendered::default())
+    }
+
+    /// The units once the entry points `rendered` by units replace the ones written; a root
+    /// an entry point names is built as the entry point builds it, not again as a root.
+    fn chained(
+        &self,
+        flux_inputs: flux::jobs::FluxInputs,
+        tree: &mut discover::Tree,
+        rendered: &chain::Rendered,
+    ) -> Plan {
+        let mut rendering = Rendering::default();
+        let absolute = self.anchors.iter().any(|c| c.is_absolute());
+        let mut flux = flux::jobs::flux_jobs(flux_inputs, absolute, self.repository, tree);
+        rendering.findings.append(&mut flux.findings);
+        let mut argo = argocd::stage(
+            self.texts,
+            self.anchors,
+            self.repository,
+            tree,
+            self.context,
+            rendered,
+            &mut rendering,
+        );
+        let named: BTreeSet<&PathBuf> = flux
+            .jobs
+            .iter()
+            .flat_map(|job| &job.root.directories)
+            .chain(argo.iter().map(|job| &job.root.dir))
+            .collect();
+        let mut jobs: Vec<Job> = discover::roots(tree, self.candidates)
+            .into_iter()
+            .filter(|root| !named.contains(&root.dir))
+            .map(|root| Job {
+                unit: Arc::new(UnitRef {
+                    kind: UnitKind::Kustomize,
+                    path: display_dir(&root.dir),
+                    via: None,
+                }),
+                root,
+                flux: None,
+                argocd: None,
+            })
+            .collect();
+        jobs.append(&mut flux.jobs);
+        jobs.append(&mut argo);
+        Plan {
+            jobs,
+            rendering,
+            entry_points: flux.entry_points,
+        }
+    }
+}
+
+/// One job's build, kept across the rounds of the chain.
+struct Built {
+    wrapper_dir: PathBuf,
+    output: Result<flux::jobs::PostBuilt, NotBuilt>,
+    /// The entry points it renders.
+    entries: Vec<chain::RenderedEntry>,
+    /// A bare Kustomize root: its build may serve only to find entry points.
+    provisional: bool,
+}
+
+/// Builds jobs once each, by key, across the rounds.
+struct Builder<'a> {
+    tool: &'a Tool,
+    scratch: &'a Path,
+    cache_root: Option<&'a Path>,
+    context: &'a Context<'a>,
+    builds: BTreeMap<String, Built>,
+}
+
+impl Builder<'_> {
+    /// Builds the jobs not built yet, in parallel.
+    fn build(&mut self, jobs: &[Job]) {
+        let missing: Vec<(&Job, String)> = jobs
+            .iter()
+            .zip(job_keys(jobs))
+            .filter(|(_, key)| !self.builds.contains_key(key))
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let roots: Vec<discover::Root> = missing.iter().map(|(job, _)| job.root.clone()).collect();
+        let cache = self
+            .cache_root
+            .map(|dir| cache::RunCache::new(dir, self.tool.identity(), self.scratch, &roots));
+        let first = self.builds.len();
+        let built: Vec<Built> = missing
+            .par_iter()
+            .enumerate()
+            .map(|(n, (job, _))| {
+                let wrapper_dir = self.scratch.join((first + n).to_string());
+                let output = build_job(self.tool, job, &wrapper_dir, cache.as_ref())
+                    .and_then(|output| job.post_build(output));
+                let entries = match &output {
+                    Ok(output) if chain::may_hold_entries(&output.text) => {
+                        let mut scratch_origins = rendered::Origins::new(false);
+                        let loaded = load_output(
+                            job,
+                            output,
+                            &wrapper_dir,
+                            self.context,
+                            &mut scratch_origins,
+                        );
+                        chain::entries_of(&loaded.objects)
+                    }
+                    _ => Vec::new(),
+                };
+                Built {
+                    wrapper_dir,
+                    output,
+                    entries,
+                    provisional: job.flux.is_none() && job.argocd.is_none(),
+                }
+            })
+            .collect();
+        for ((_, key), built) in missing.into_iter().zip(built) {
+            self.builds.insert(key, built);
+        }
+    }
+
+    /// The entry points the builds render: the units `jobs` plans first (those entry points
+    /// name before the bare roots), then bare roots built in earlier rounds, whose output
+    /// still holds what they render.
+    fn entry_points(&self, jobs: &[Job]) -> chain::Rendered {
+        let keys = job_keys(jobs);
+        let planned: Vec<&Built> = keys.iter().filter_map(|k| self.builds.get(k)).collect();
+        let earlier = self
+            .builds
+            .iter()
+            .filter(|(key, built)| built.provisional && !keys.contains(key))
+            .map(|(_, built)| built);
+        let ordered = planned
+            .iter()
+            .copied()
+            .filter(|built| !built.provisional)
+            .chain(planned.iter().copied().filter(|built| built.provisional))
+            .chain(earlier);
+        chain::Rendered::scan(ordered.map(|built| built.entries.as_slice()))
+    }
+}
+
+/// A key per job that tells its build apart: the unit with its entry point and the
+/// entry point's options; a job planned twice gets a second key.
+fn job_keys(jobs: &[Job]) -> Vec<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    jobs.iter()
+        .map(|job| {
+            let options = match (&job.flux, &job.argocd) {
+                (Some(flux), _) => flux.entry.spec.to_string(),
+                (None, Some(argo)) => format!(
+                    "{}\n{}",
+                    argo.target.source.to_json(),
+                    argo.target.app.spec.to_json()
+                ),
+                (None, None) => String::new(),
+            };
+            let key = format!("{:?}\n{options}", job.unit);
+            let count = seen.entry(key.clone()).or_default();
+            *count += 1;
+            if *count == 1 {
+                key
+            } else {
+                format!("{key}\n#{count}")
+            }
+        })
+        .collect()
+}
+
+/// A built unit's output as objects that point into the repository.
+fn load_output(
+    job: &Job,
+    output: &flux::jobs::PostBuilt,
+    wrapper_dir: &Path,
+    context: &Context<'_>,
+    origins: &mut rendered::Origins,
+) -> crate::load::Loaded {
+    rendered::objects(
+        &output.text,
+        &rendered::UnitBuild {
+            unit: &job.unit,
+            root: &job.root,
+            wrapper_dir,
+            default_namespace: job
+                .argocd
+                .as_ref()
+                .map_or(context.default_namespace, |argo| {
+                    argo.target.namespace(context.default_namespace)
+                }),
+            shadow: job.argocd.as_ref().and_then(|argo| argo.shadow.as_ref()),
+            unresolved: &output.unresolved,
+            variables: &output.variables,
+        },
+        origins,
+    )
 }
 
 /// The directory builds may not read outside of, resolved: the git work tree of the checked

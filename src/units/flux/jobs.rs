@@ -12,6 +12,7 @@ use super::{Entry, PostBuild, VariableSource};
 use crate::diag::{Finding, Location, Related, UnitKind, UnitRef};
 use crate::k8s::normalise_path;
 use crate::rules;
+use crate::units::chain::Rendered;
 use crate::units::kustomization::{Kustomization, RefKind, Reference};
 use crate::units::{Job, NotBuilt, discover, display_dir, is_entry_point, wrapper};
 
@@ -43,16 +44,18 @@ pub(in crate::units) struct FluxInputs {
 impl FluxInputs {
     /// Reads them from the texts of the checked files that may hold entry points or variable
     /// sources (`units::entry_texts`).
-    pub(in crate::units) fn from_texts(texts: &[(Arc<str>, String)]) -> Self {
+    /// The Kustomizations `rendered` by units replace the same ones read as written.
+    pub(in crate::units) fn from_texts(texts: &[(Arc<str>, String)], rendered: &Rendered) -> Self {
         let entry_points = texts
             .iter()
             .filter(|(_, text)| is_entry_point(text))
             .map(|(file, _)| Arc::clone(file))
             .collect();
-        let entries: Vec<Entry> = texts
+        let mut entries: Vec<Entry> = texts
             .iter()
             .flat_map(|(file, text)| super::entries(file, text))
             .collect();
+        chain(&mut entries, rendered);
         let sources = if entries.is_empty() {
             Vec::new()
         } else {
@@ -86,6 +89,28 @@ impl FluxInputs {
             })
             .collect()
     }
+}
+
+/// The Flux Kustomizations as the controller applies them: those rendered by a unit replace
+/// the same ones read as written.
+fn chain(entries: &mut Vec<Entry>, rendered: &Rendered) {
+    if rendered.is_empty() {
+        return;
+    }
+    entries.retain(|entry| {
+        !rendered.replaces(
+            &entry.file,
+            entry.span.start.line,
+            "Kustomization",
+            entry.namespace.as_deref(),
+            &entry.name,
+        )
+    });
+    entries.extend(
+        rendered
+            .of_kinds(super::GROUP, &["Kustomization"])
+            .filter_map(|found| Entry::of(&found.file, &found.node)),
+    );
 }
 
 /// The Flux jobs of the checked files; `repository` is the resolved directory builds stay
