@@ -111,7 +111,7 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
-    /// Kustomize units built (absent when none was).
+    /// Units built, of every kind (absent when none was).
     #[serde(skip_serializing_if = "is_zero")]
     pub units: usize,
     /// The Kustomize that built them.

@@ -177,6 +177,7 @@ impl IndexPass {
         self.summary.files += loaded.files;
         self.summary.documents += loaded.documents;
         self.summary.skipped += loaded.skipped;
+        self.summary.units += loaded.units;
         self.summary.objects += loaded.objects.len();
         self.sources.extend(loaded.sources);
         self.pending.add(loaded.findings);

@@ -25,6 +25,8 @@ pub struct Loaded {
     pub files: usize,
     pub documents: usize,
     pub skipped: usize,
+    /// Units the embedded reader rendered (Helm releases of raw-manifest charts).
+    pub units: usize,
     /// `# kvlint: ignore[...]` comments.
     pub suppressions: Vec<crate::suppress::inline::Suppression>,
 }
@@ -38,6 +40,7 @@ impl Loaded {
         self.files += other.files;
         self.documents += other.documents;
         self.skipped += other.skipped;
+        self.units += other.units;
         self.suppressions.extend(other.suppressions);
     }
 }
@@ -66,6 +69,8 @@ pub struct Embedded {
     /// First and last line of each embedded manifest: a suppression comment just above one
     /// covers all of it, as one above a document covers the document.
     pub manifests: Vec<(u32, u32)>,
+    /// Units rendered (a release whose chart installs the manifests of its values).
+    pub units: usize,
 }
 
 /// Reads the objects embedded in `object`, given the text of its file, the default namespace
@@ -371,6 +376,7 @@ fn embedded_objects(
         objects.extend(embedded.objects);
         loaded.findings.extend(embedded.findings);
         manifests.extend(embedded.manifests);
+        loaded.units += embedded.units;
     }
     found.append(&mut objects);
     crate::suppress::inline::cover_embedded(&mut loaded.suppressions, display, &manifests);

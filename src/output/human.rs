@@ -275,22 +275,29 @@ pub fn concise(report: &Report) -> String {
 
 fn summary_line(report: &Report) -> String {
     let s = &report.summary;
-    let units = match (s.units, &s.kustomize) {
-        (0, _) | (_, None) => String::new(),
-        (n, Some(tool)) => format!(
-            " in {n} Kustomize unit{} ({}{})",
-            if n == 1 { "" } else { "s" },
-            tool.command,
-            tool.version
-                .as_deref()
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default()
-        ),
+    let units = match s.units {
+        0 => String::new(),
+        n => format!(" in {n} unit{}{}", if n == 1 { "" } else { "s" }, tool(s)),
     };
     format!(
         "{} files, {} objects{units}, {} VMs ({} rendered): {} errors, {} warnings, {} infos\n",
         s.files, s.objects, s.vms, s.rendered, s.errors, s.warnings, s.infos
     )
+}
+
+/// The Kustomize that built the run's units, ` (kubectl kustomize v5.5.0)`; empty when none ran
+/// (Helm raw-chart releases and Argo CD Directory sources need none).
+fn tool(summary: &crate::check::Summary) -> String {
+    summary.kustomize.as_ref().map_or_else(String::new, |tool| {
+        format!(
+            " ({}{})",
+            tool.command,
+            tool.version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default()
+        )
+    })
 }
 
 #[cfg(test)]

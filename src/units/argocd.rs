@@ -493,6 +493,17 @@ impl Shadow {
         })
     }
 
+    /// The wrapper directory of a unit built from its own kustomization as edited there (a
+    /// Flux Kustomization's options), the unit's other files read in place: the edited copy
+    /// stands for the unit's kustomization, so the transformers it configures are the unit's.
+    pub(crate) fn edited(root: &Root) -> Option<Self> {
+        Some(Self {
+            unit_dir: super::discover::resolve_dir(&root.dir).ok()?,
+            kustomization: std::fs::canonicalize(&*root.kustomization.file).ok()?,
+            layer: None,
+        })
+    }
+
     /// A path of the build output (`joined`: the wrapper directory joined with the path the
     /// annotation names, normalised) as a path of the repository.
     pub(crate) fn real(&self, wrapper: &Path, joined: &Path) -> PathBuf {

@@ -296,6 +296,9 @@ pub(crate) struct PostBuild {
     pub unknown: BTreeMap<String, String>,
     /// Where each known variable's value is defined (the definition that wins).
     pub definitions: BTreeMap<String, Location>,
+    /// The checked files that hold the `substituteFrom` sources read: the unit changes with
+    /// them although its build does not read them.
+    pub source_files: BTreeSet<Arc<str>>,
 }
 
 /// A ConfigMap or Secret among the checked files that `substituteFrom` may name.
@@ -321,6 +324,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
     let mut definitions = BTreeMap::new();
     let mut findings = Vec::new();
     let mut complete = true;
+    let mut source_files = BTreeSet::new();
     let namespace = entry.namespace.as_deref().unwrap_or("default");
     for reference in post_build
         .get("substituteFrom")
@@ -338,6 +342,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
         });
         match found {
             Some(source) => {
+                source_files.insert(Arc::clone(&source.file));
                 for (key, value) in &source.data {
                     variables.set(key.clone(), value);
                     unknown.remove(key);
@@ -399,6 +404,7 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
         complete,
         unknown,
         definitions,
+        source_files,
     })
 }
 

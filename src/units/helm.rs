@@ -61,6 +61,13 @@ pub(crate) fn extract(
         for source in &release.sources {
             reader.source(&release, source);
         }
+        // A release is a unit when a raw-manifest chart installs its values.
+        reader.out.units = usize::from(
+            release
+                .sources
+                .iter()
+                .any(|source| matches!(source.chart, Chart::Raw) && source.values.is_some()),
+        );
     }
     reader.out
 }

@@ -253,14 +253,10 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         let unit = Arc::clone(&job.unit);
         rendering.objects.extend(loaded.objects);
         rendering.findings.extend(loaded.findings);
+        // Helm releases of raw-manifest charts among the rendered objects.
+        rendering.units += loaded.units;
         rendering.claimed.extend(root.closure.iter().cloned());
-        rendering.unit_files.insert(
-            unit.path.clone(),
-            root.closure
-                .iter()
-                .map(|file| crate::source::display_path(file).to_string())
-                .collect(),
-        );
+        rendering.unit_files.insert(unit.path.clone(), job.files());
         rendering.units += 1;
     }
     rendering
@@ -472,6 +468,13 @@ fn load_output(
     context: &Context<'_>,
     origins: &mut rendered::Origins,
 ) -> crate::load::Loaded {
+    // A Flux unit builds an edited copy of its own kustomization, which stands for the real
+    // file in attribution, as an Argo CD unit's copy does.
+    let edited = job
+        .flux
+        .as_ref()
+        .filter(|flux| flux.generated.is_none())
+        .and_then(|_| argocd::Shadow::edited(&job.root));
     rendered::objects(
         &output.text,
         &rendered::UnitBuild {
@@ -484,7 +487,11 @@ fn load_output(
                 .map_or(context.default_namespace, |argo| {
                     argo.target.namespace(context.default_namespace)
                 }),
-            shadow: job.argocd.as_ref().and_then(|argo| argo.shadow.as_ref()),
+            shadow: job
+                .argocd
+                .as_ref()
+                .and_then(|argo| argo.shadow.as_ref())
+                .or(edited.as_ref()),
             unresolved: &output.unresolved,
             variables: &output.variables,
         },
@@ -557,6 +564,30 @@ struct Job {
     unit: Arc<UnitRef>,
     flux: Option<flux::jobs::FluxJob>,
     argocd: Option<argocd::ArgoJob>,
+}
+
+impl Job {
+    /// The files the unit changes with, as the report names them: those its build reads, and
+    /// the sources of a Flux unit's post-build variables.
+    fn files(&self) -> Vec<String> {
+        let variable_sources = self
+            .flux
+            .iter()
+            .filter_map(|flux| flux.post_build.as_ref())
+            .flat_map(|post_build| &post_build.source_files)
+            .map(|file| normalise_path(Path::new(&**file)));
+        let files: BTreeSet<PathBuf> = self
+            .root
+            .closure
+            .iter()
+            .cloned()
+            .chain(variable_sources)
+            .collect();
+        files
+            .iter()
+            .map(|file| crate::source::display_path(file).to_string())
+            .collect()
+    }
 }
 
 /// The checked files that hold entry points (Argo CD or Flux objects) or variable sources

@@ -22,7 +22,8 @@ pub(crate) struct UnitBuild<'a> {
     pub root: &'a Root,
     pub wrapper_dir: &'a Path,
     pub default_namespace: &'a str,
-    /// An Argo CD unit's shadow directory: what its paths stand for.
+    /// What the paths of the wrapper directory stand for, when it holds the unit's own
+    /// kustomization edited (Argo CD, Flux) rather than a wrapper around it.
     pub shadow: Option<&'a super::argocd::Shadow>,
     /// Expressions of the output left as written, their values unknown (character ranges).
     pub unresolved: &'a [std::ops::Range<usize>],
@@ -300,6 +301,7 @@ fn helm_values(
         embedded.extend(extracted.objects);
         loaded.findings.extend(extracted.findings);
         manifests.extend(extracted.manifests);
+        loaded.units += extracted.units;
     }
     loaded.objects.append(&mut embedded);
     // The file's suppression comments were read with it, before its objects.
