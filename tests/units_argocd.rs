@@ -553,3 +553,55 @@ fn yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize() 
         .collect();
     assert_eq!(ambiguous, ["apps/plain/vm.yaml:6"], "{report:#}");
 }
+
+/// A repository checked through a symlink keeps the spelling the user gave in every file name,
+/// also for the files an Application's Directory source reads.
+#[cfg(unix)]
+#[test]
+fn a_repository_checked_through_a_symlink_keeps_its_spelling() {
+    if !kustomize_available("a_repository_checked_through_a_symlink_keeps_its_spelling") {
+        return;
+    }
+    let vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\nspec:\n  runStrategy: Halted\n  instancetype:\n    name: missing\n  template:\n    spec:\n      domain:\n        devices: {}\n";
+    let repo = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("apps/plain/vm.yaml", vm),
+        (
+            "argocd/plain.yaml",
+            application("plain", "apps/plain", "").as_str(),
+        ),
+    ] {
+        let path = repo.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    common::git(repo.path(), &["init", "-q"]);
+    // Checked from a sibling directory, through a symlink beside it (as `../shared` may be).
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(repo.path(), outside.path().join("link")).unwrap();
+    std::fs::create_dir(outside.path().join("work")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args([
+            "check",
+            "../link",
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+            "--catalog",
+            "none",
+            "--no-cache",
+        ])
+        .current_dir(outside.path().join("work"))
+        .output()
+        .expect("kvlint runs");
+    let report = common::json_report(&output);
+    let files: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006")
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["../link/apps/plain/vm.yaml"], "{report:#}");
+}

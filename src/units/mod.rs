@@ -301,8 +301,10 @@ impl Planner<'_> {
         rendered: &chain::Rendered,
     ) -> Plan {
         let mut rendering = Rendering::default();
-        let absolute = self.anchors.iter().any(|c| c.is_absolute());
-        let mut flux = flux::jobs::flux_jobs(flux_inputs, absolute, self.repository, tree);
+        let shown = self
+            .repository
+            .map(|repository| shown_root(self.anchors, repository));
+        let mut flux = flux::jobs::flux_jobs(flux_inputs, shown.as_deref(), self.repository, tree);
         rendering.findings.append(&mut flux.findings);
         let mut argo = argocd::stage(
             self.texts,
@@ -610,8 +612,26 @@ fn entry_texts(inputs: &[Input]) -> Vec<(Arc<str>, String)> {
         .collect()
 }
 
-/// The repository root as the report names paths: absolute when the paths were given so.
+/// The repository root as the report names paths: the ancestor of a checked directory, as
+/// written, that is the repository (so a path given through a symlink keeps its spelling);
+/// else absolute when the paths were given so, or relative to the working directory.
 fn shown_root(candidates: &BTreeSet<PathBuf>, repository: &Path) -> PathBuf {
+    for candidate in candidates {
+        let mut dir = normalise_path(candidate);
+        loop {
+            let here = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir.as_path()
+            };
+            if std::fs::canonicalize(here).is_ok_and(|real| real == repository) {
+                return here.to_path_buf();
+            }
+            if !dir.pop() {
+                break;
+            }
+        }
+    }
     if candidates.iter().any(|c| c.is_absolute()) {
         repository.to_path_buf()
     } else {

@@ -14,7 +14,7 @@ use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::chain::Rendered;
 use crate::units::kustomization::{Kustomization, RefKind, Reference};
-use crate::units::{Job, NotBuilt, discover, display_dir, is_entry_point, wrapper};
+use crate::units::{Job, NotBuilt, discover, display_dir, is_entry_point};
 
 /// What a Flux unit adds to a build: its entry, its variables, and the kustomization Flux
 /// generates when its path has none.
@@ -114,10 +114,10 @@ fn chain(entries: &mut Vec<Entry>, rendered: &Rendered) {
 }
 
 /// The Flux jobs of the checked files; `repository` is the resolved directory builds stay
-/// inside, `absolute` whether the report names paths absolutely.
+/// inside, `shown_root` the repository as the report names it.
 pub(in crate::units) fn flux_jobs(
     inputs: FluxInputs,
-    absolute: bool,
+    shown_root: Option<&Path>,
     repository: Option<&Path>,
     tree: &mut discover::Tree,
 ) -> FluxJobs {
@@ -134,19 +134,10 @@ pub(in crate::units) fn flux_jobs(
     if entries.is_empty() {
         return out;
     }
-    let Some(repository) = repository else {
+    let (Some(_), Some(shown_root)) = (repository, shown_root) else {
         return out;
     };
-    // The repository root as the report names paths: absolute when the paths were given so.
-    let shown_root = if absolute {
-        repository.to_path_buf()
-    } else {
-        let cwd = std::env::current_dir()
-            .and_then(std::fs::canonicalize)
-            .unwrap_or_default();
-        wrapper::relative_path(&cwd, repository)
-    };
-    let shown_root = normalise_path(&shown_root);
+    let shown_root = normalise_path(shown_root);
     for entry in entries {
         let dir = entry.directory(&shown_root);
         let (mut root, generated) = match tree.root(&dir) {
