@@ -32,19 +32,8 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A git repository holding `files`.
-fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    common::git(dir.path(), &["init", "-q"]);
-    dir
-}
-
 fn fixture() -> tempfile::TempDir {
-    let dir = repository(&[]);
+    let dir = common::git_repository(&[]);
     copy_tree(Path::new(FIXTURE), dir.path());
     dir
 }
@@ -267,7 +256,7 @@ fn what_argo_cd_refuses_is_reported_where_it_is_written() {
     let absolute = application("absolute", "/etc", "");
     let restricted = application("restricted", "apps/restricted", "");
     let broken = application("broken", "apps/broken", "");
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "apps.yaml",
             &[labels, component, outside, absolute, restricted, broken].join("---\n"),
@@ -358,7 +347,7 @@ fn a_directory_source_does_not_follow_symlinks_out_of_the_repository() {
         VM.replace("missing.type", "outside-secret-marker"),
     )
     .unwrap();
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "apps.yaml",
             &application("linked", "apps/linked", "    directory: {}\n"),
@@ -410,7 +399,7 @@ spec:
         namespace: '{{{{env}}}}'
 "
     );
-    let repo = repository(&[("set.yaml", &set), ("apps/vm/vm.yaml", VM)]);
+    let repo = common::git_repository(&[("set.yaml", &set), ("apps/vm/vm.yaml", VM)]);
     let started = std::time::Instant::now();
     let report = report(repo.path());
     assert!(
@@ -482,14 +471,14 @@ fn options_edit_the_kustomization_as_argo_cd_does_not_wrap_it() {
             indented(patch, 12)
         ),
     );
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("apps.yaml", &app),
         ("apps/web/base/kustomization.yaml", base),
         ("apps/web/base/vm.yaml", VM),
         ("apps/web/overlays/dev/kustomization.yaml", overlay),
     ]);
     // Argo CD edits the overlay in its checkout: the patch sees `vm`, the prefix replaces.
-    let in_place = repository(&[
+    let in_place = common::git_repository(&[
         ("apps/web/base/kustomization.yaml", base),
         ("apps/web/base/vm.yaml", VM),
         (
@@ -539,7 +528,7 @@ fn yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize() 
         return;
     }
     let vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\n  labels:\n    backup: no\nspec:\n  runStrategy: Halted\n  template:\n    spec:\n      domain:\n        devices: {}\n        memory:\n          guest: 1Gi\n";
-    let dir = repository(&[
+    let dir = common::git_repository(&[
         ("apps/plain/vm.yaml", vm),
         ("apps/kust/vm.yaml", vm),
         ("apps/kust/kustomization.yaml", "resources:\n- vm.yaml\n"),

@@ -54,17 +54,6 @@ spec:
     name: flux-system
 ";
 
-fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    common::git(dir.path(), &["init", "-q"]);
-    dir
-}
-
 fn check(dir: &Path) -> serde_json::Value {
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .args([
@@ -101,7 +90,7 @@ fn a_flux_kustomization_patched_by_its_parent_is_built_with_the_patched_options(
     ) {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "clusters/prod/flux-system/kustomization.yaml",
             "apiVersion: kustomize.config.k8s.io/v1beta1
@@ -167,7 +156,7 @@ fn an_application_renamed_and_patched_by_an_app_of_apps_is_built_as_rendered() {
     ) {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "argocd/root.yaml",
             "apiVersion: argoproj.io/v1alpha1
@@ -240,7 +229,7 @@ fn a_self_referencing_flux_system_substitutes_its_children_once() {
     if !kustomize_available("a_self_referencing_flux_system_substitutes_its_children_once") {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "clusters/prod/flux-system/kustomization.yaml",
             "apiVersion: kustomize.config.k8s.io/v1beta1
@@ -319,7 +308,7 @@ patches:
         )
     };
     let (to_b, to_a) = (patched("b"), patched("a"));
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "common/loop.yaml",
             "apiVersion: kustomize.toolkit.fluxcd.io/v1

@@ -10,17 +10,6 @@ use std::process::{Command, Output};
 use common::kustomize_available;
 use serde_json::Value;
 
-fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    common::git(dir.path(), &["init", "-q"]);
-    dir
-}
-
 fn kvlint(dir: &Path, args: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .args(args)
@@ -123,7 +112,7 @@ spec:
 
 #[test]
 fn helm_raw_chart_releases_are_counted_as_units() {
-    let repo = repository(&[("clusters/prod/vms.yaml", HELM_RELEASE)]);
+    let repo = common::git_repository(&[("clusters/prod/vms.yaml", HELM_RELEASE)]);
     let json = report(repo.path(), &["."]);
     assert_eq!(json["summary"]["units"], 1, "{json:#}");
     let line = summary_line(repo.path());
@@ -135,7 +124,7 @@ fn the_summary_names_units_of_every_kind_with_the_tool() {
     if !kustomize_available("the_summary_names_units_of_every_kind_with_the_tool") {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("clusters/prod/vms.yaml", HELM_RELEASE),
         ("argocd/plain.yaml", DIRECTORY_APP),
         ("apps/plain/vm.yaml", VM),
@@ -209,10 +198,10 @@ fn a_flux_unit_attributes_patched_fields_as_a_plain_root_does() {
     if !kustomize_available("a_flux_unit_attributes_patched_fields_as_a_plain_root_does") {
         return;
     }
-    let plain = repository(OVERLAY);
+    let plain = common::git_repository(OVERLAY);
     let mut with_flux = OVERLAY.to_vec();
     with_flux.push(("clusters/prod/web.yaml", FLUX_ENTRY));
-    let flux = repository(&with_flux);
+    let flux = common::git_repository(&with_flux);
     let plain_report = report(plain.path(), &["."]);
     let flux_report = report(flux.path(), &["."]);
     for code in ["KV1006", "KV1007"] {
@@ -287,7 +276,7 @@ fn a_staged_substitute_from_source_rechecks_its_flux_unit() {
     if !kustomize_available("a_staged_substitute_from_source_rechecks_its_flux_unit") {
         return;
     }
-    let repo = repository(FLUX_WITH_VARIABLES);
+    let repo = common::git_repository(FLUX_WITH_VARIABLES);
     let whole = report(repo.path(), &["."]);
     let expected = places(&whole, "KV1006");
     assert_eq!(expected, ["apps/web/vm.yaml:7:3"], "{whole:#}");

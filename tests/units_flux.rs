@@ -143,17 +143,6 @@ spec:
     ),
 ];
 
-fn repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in FILES {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    common::git(dir.path(), &["init", "-q"]);
-    dir
-}
-
 fn check(dir: &Path) -> serde_json::Value {
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .args([
@@ -178,7 +167,7 @@ fn a_flux_kustomization_is_built_with_its_options_and_variables() {
     if !kustomize_available("a_flux_kustomization_is_built_with_its_options_and_variables") {
         return;
     }
-    let repo = repository();
+    let repo = common::git_repository(FILES);
     let report = check(repo.path());
     let diagnostics = report["diagnostics"].as_array().unwrap();
     let code = |code: &str| -> Vec<&serde_json::Value> {

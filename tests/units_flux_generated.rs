@@ -59,13 +59,6 @@ spec:
     )
 }
 
-fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), files);
-    common::git(dir.path(), &["init", "-q"]);
-    dir
-}
-
 fn check(dir: &Path, extra: &[&str]) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .args(["check", ".", "--format", "json", "--fail-on", "none"])
@@ -100,7 +93,7 @@ fn a_path_without_a_kustomization_is_built_as_flux_generates_it() {
         "  targetNamespace: web\n  postBuild:\n    substitute:\n      SIZE: from-substitute\n",
     );
     let empty = flux_kustomization("empty", "./apps/empty", "");
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("clusters/prod/apps.yaml", &format!("{web}---\n{empty}")),
         ("apps/web/vm.yaml", &vm("top", "${SIZE}")),
         ("apps/web/sub/db.yml", &vm("db", "in-sub")),
@@ -173,7 +166,7 @@ fn a_file_that_is_not_kubernetes_fails_the_flux_build() {
     if !kustomize_available("a_file_that_is_not_kubernetes_fails_the_flux_build") {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "clusters/prod/apps.yaml",
             &flux_kustomization("apps", "./apps/chart", ""),
@@ -244,7 +237,7 @@ spec:
       domain:
         devices: {}
 ";
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("clusters/prod/apps.yaml", &apps),
         ("clusters/prod/secrets.yaml", SEALED),
         ("apps/web/vm.yaml", web),
@@ -305,7 +298,7 @@ fn the_cache_follows_the_files_of_a_generated_path_and_its_sourceignore() {
     {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         (
             "clusters/prod/apps.yaml",
             &flux_kustomization("apps", "./apps/web", ""),
@@ -405,7 +398,7 @@ spec:
       domain:
         devices: {}
 ";
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("clusters/prod/apps.yaml", &apps),
         ("clusters/prod/vars.yaml", vars),
         ("apps/web/vm.yaml", web),
@@ -449,7 +442,7 @@ fn the_repository_root_as_path_is_generated_too() {
     if !kustomize_available("the_repository_root_as_path_is_generated_too") {
         return;
     }
-    let repo = repository(&[
+    let repo = common::git_repository(&[
         ("flux.yaml", &flux_kustomization("root", "./", "")),
         ("apps/vm.yaml", &vm("vm", "from-root")),
         (".gitlab-ci.yml", "stages: [lint]\n"),

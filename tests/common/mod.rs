@@ -39,6 +39,19 @@ spec:
 
 /// Runs git in `dir` with a fixed identity and no signing, isolated from any repository the
 /// test itself runs in; asserts success and returns standard output.
+/// A new git repository holding `files` (path relative to its root, text).
+#[allow(dead_code)]
+pub(crate) fn git_repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(dir.path(), &["init", "-q"]);
+    dir
+}
+
 #[allow(dead_code)]
 pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
