@@ -2,8 +2,10 @@
 //! run through the binary under a watchdog, with CPU time and peak memory measured by
 //! `/usr/bin/time` where it exists.
 //!
-//! Bounds: the drift cases must finish within 2 s of CPU time with the debug binary the tests
-//! build. The large JSON arrays are parsed up to the 2,000,000-node limit, which the debug build
+//! Bounds: the drift cases must finish within a few seconds of CPU time with the debug binary
+//! the tests build (the 100,000-leaf VM needs about 1.7 s of it on an idle machine, 0.2 s with
+//! the release build; a walk that revisited shared subtrees would need 10^10 steps, so a bound
+//! of 10 s tells linear from superlinear without failing on a busy machine). The large JSON arrays are parsed up to the 2,000,000-node limit, which the debug build
 //! of the YAML parser needs several seconds for (the release build well under 2 s), so those
 //! runs are bounded at 20 s of CPU and, above all, at 300 MB of peak memory.
 
@@ -36,9 +38,9 @@ fn flat_list(strings: usize) -> String {
     format!("          list: [{}]\n", vec!["s"; strings].join(", "))
 }
 
-/// `check` and `render` of the VM finish within 2 s of CPU; `check` reports the unknown field
+/// `check` and `render` of the VM finish within `cpu` each; `check` reports the unknown field
 /// once and its drift once (not once a leaf), and the witness next to it.
-fn assert_drift_is_linear(vm: &str, dropped: &str) {
+fn assert_drift_is_linear(vm: &str, dropped: &str, cpu: Duration) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bomb.yaml"), vm).unwrap();
     std::fs::write(dir.path().join("witness.yaml"), WITNESS).unwrap();
@@ -49,7 +51,7 @@ fn assert_drift_is_linear(vm: &str, dropped: &str) {
         wall,
     );
     assert_eq!(check.code, Some(1));
-    check.assert_cpu_within(Duration::from_secs(2));
+    check.assert_cpu_within(cpu);
     let report = check.report();
     let diagnostics = report["diagnostics"].as_array().unwrap();
     let mut bogus: Vec<(&str, &str)> = diagnostics
@@ -72,27 +74,39 @@ fn assert_drift_is_linear(vm: &str, dropped: &str) {
     );
     let render = run(&["render", "--no-config", "bomb.yaml"], dir.path(), wall);
     assert_eq!(render.code, Some(0));
-    render.assert_cpu_within(Duration::from_secs(2));
+    render.assert_cpu_within(cpu);
 }
 
 #[test]
 fn ten_thousand_aliased_unknown_leaves_are_checked_in_linear_time() {
     let vm = vm_with_bogus(&nested_aliases(4));
     assert!(vm.len() < 600, "{} bytes", vm.len());
-    assert_drift_is_linear(&vm, "spec.template.spec.domain.bogus");
+    assert_drift_is_linear(
+        &vm,
+        "spec.template.spec.domain.bogus",
+        Duration::from_secs(2),
+    );
 }
 
 #[test]
 fn a_hundred_thousand_aliased_unknown_leaves_are_checked_in_linear_time() {
     let vm = vm_with_bogus(&nested_aliases(5));
     assert!(vm.len() < 650, "{} bytes", vm.len());
-    assert_drift_is_linear(&vm, "spec.template.spec.domain.bogus");
+    assert_drift_is_linear(
+        &vm,
+        "spec.template.spec.domain.bogus",
+        Duration::from_secs(10),
+    );
 }
 
 #[test]
 fn a_flat_unknown_list_of_ten_thousand_strings_is_checked_in_linear_time() {
     let vm = vm_with_bogus(&flat_list(10_000));
-    assert_drift_is_linear(&vm, "spec.template.spec.domain.bogus.list");
+    assert_drift_is_linear(
+        &vm,
+        "spec.template.spec.domain.bogus.list",
+        Duration::from_secs(2),
+    );
 }
 
 /// A JSON array at the top of a file: refused as too large (not as an alias bomb) while it
