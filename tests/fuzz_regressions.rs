@@ -44,12 +44,35 @@ fn bare_carriage_returns_are_line_breaks() {
             finding.rule.code
         );
     }
-    for format in [
-        kvlint::output::json::report(&report),
-        kvlint::output::sarif::report(&report),
-        kvlint::output::human::report(&report, false, 100),
-    ] {
-        assert!(!format.is_empty());
+    // Every report carries every finding at the position YAML gives it.
+    let json: serde_json::Value =
+        serde_json::from_str(&kvlint::output::json::report(&report)).unwrap();
+    let sarif: serde_json::Value =
+        serde_json::from_str(&kvlint::output::sarif::report(&report)).unwrap();
+    let human = kvlint::output::human::report(&report, false, 100);
+    let diagnostics = json["diagnostics"].as_array().unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), report.findings.len());
+    assert_eq!(results.len(), report.findings.len());
+    for finding in &report.findings {
+        let start = finding.location.span.start;
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d["line"] == start.line && d["column"] == start.column),
+            "JSON lacks {}:{}",
+            start.line,
+            start.column
+        );
+        assert!(
+            results.iter().any(|r| {
+                r["locations"][0]["physicalLocation"]["region"]["startLine"] == start.line
+            }),
+            "SARIF lacks line {}",
+            start.line
+        );
+        let at = format!("fuzz.yaml:{}:{}", start.line, start.column);
+        assert!(human.contains(&at), "the human report lacks {at}");
     }
 }
 
@@ -114,5 +137,17 @@ fn an_error_position_never_steps_before_the_first_line() {
         };
         assert!(line >= 1, "line {line}");
     }
-    let _report = check(bytes);
+    let report = check(bytes);
+    assert!(!report.findings.is_empty(), "the input is not valid YAML");
+    let lines = yaml_lines(&text);
+    for finding in &report.findings {
+        let span = finding.location.span;
+        assert!(
+            (1..=lines).contains(&span.start.line)
+                && span.end.line <= lines
+                && span.start.column >= 1,
+            "{}: {span:?} outside {lines} lines",
+            finding.rule.code
+        );
+    }
 }

@@ -16,17 +16,19 @@ use crate::check::Report;
 use crate::diag::{Finding, Location, Severity};
 use crate::sanitize::terminal;
 
-/// Byte offset of a 1-based line and character column in `text`.
+/// Byte offset of a 1-based line and character column in `text`, lines ending as YAML ends
+/// them (`\n`, `\r\n` or a lone `\r`).
 fn byte_offset(text: &str, line: u32, column: u32) -> usize {
     let mut offset = 0;
     for _ in 1..line {
-        match text[offset..].find('\n') {
+        match text[offset..].find(['\n', '\r']) {
+            Some(i) if text[offset + i..].starts_with("\r\n") => offset += i + 2,
             Some(i) => offset += i + 1,
             None => return text.len(),
         }
     }
     let rest = &text[offset..];
-    let line_end = rest.find('\n').unwrap_or(rest.len());
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
     let within = rest[..line_end]
         .char_indices()
         .nth(column.saturating_sub(1) as usize)

@@ -73,24 +73,39 @@ pub fn guard_lines(text: String) -> String {
     .unwrap_or(text)
 }
 
-/// [`block`] of a source file with a map from its byte offsets to the escaped text's, so that
-/// spans computed on the file point at the same characters in the escaped text.
+/// A source file as snippets show it, with a map from its byte offsets to the shown text's, so
+/// that spans computed on the file point at the same characters in the shown text: [`block`],
+/// except that a lone `\r`, a line break to YAML, is shown as `\n` (one byte for one, so the
+/// lines of the snippet are the lines YAML counts, and the terminal never obeys the `\r`).
 pub struct EscapedSource<'a> {
     pub text: Cow<'a, str>,
     /// `(offset in the source after an escaped character, bytes added up to there)`, in order.
     shifts: Vec<(usize, usize)>,
 }
 
+/// `text` with every `\r` that no `\n` follows replaced by `\n`; borrowed when there is none.
+fn lone_carriage_returns_as_line_feeds(text: Cow<'_, str>) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return text;
+    }
+    let replaced: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // One ASCII byte for another: still UTF-8.
+    Cow::Owned(String::from_utf8(replaced).unwrap_or_default())
+}
+
 impl<'a> EscapedSource<'a> {
     pub fn new(source: &'a str) -> Self {
-        let text = block(source);
+        let text =
+            lone_carriage_returns_as_line_feeds(escaped(source, |ch, _| ch == '\n' || ch == '\r'));
         let mut shifts = Vec::new();
         if let Cow::Owned(_) = text {
             let mut added = 0;
-            let mut chars = source.char_indices().peekable();
-            while let Some((at, ch)) = chars.next() {
-                let next = chars.peek().map(|&(_, c)| c);
-                let kept = ch == '\t' || ch == '\n' || (ch == '\r' && next == Some('\n'));
+            for (at, ch) in source.char_indices() {
+                let kept = ch == '\t' || ch == '\n' || ch == '\r';
                 if is_hidden_control(ch) && !kept {
                     let mut escape = String::new();
                     push_escape(&mut escape, ch);
@@ -121,6 +136,15 @@ mod tests {
             line("a\nb\r\u{1b}]0;title\u{7}\u{9b}\u{7f}\u{202e}\tc"),
             "a\\nb\\r\\u{1b}]0;title\\u{7}\\u{9b}\\u{7f}\\u{202e}\tc"
         );
+    }
+
+    #[test]
+    fn a_source_shows_yaml_line_breaks_and_escapes_the_rest() {
+        let source = "a: 1\rb: \u{1b}x\r\nc: 3\r";
+        let shown = EscapedSource::new(source);
+        assert_eq!(shown.text, "a: 1\nb: \\u{1b}x\r\nc: 3\n");
+        let c = source.find('c').unwrap();
+        assert_eq!(shown.text[shown.offset(c)..].chars().next(), Some('c'));
     }
 
     #[test]
