@@ -467,3 +467,7 @@ fn apply_pci_topology(out: &mut Value, profile: &ClusterProfile) {
         }
     });
 }
+
+#[cfg(test)]
+#[path = "mutate_tests.rs"]
+mod tests;
