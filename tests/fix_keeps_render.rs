@@ -1,0 +1,229 @@
+//! `kvlint fix` never changes the VM that runs: on every fixture repository, the VMs rendered
+//! after the safe fixes are the VMs rendered before, except for fields KubeVirt itself would
+//! write into the stored VM, each of them announced by a drift finding of the check before the
+//! fix (pinning what the cluster would write is the point of those fixes).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn kvlint(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The rendered VMs by `namespace/name`.
+fn rendered(dir: &Path) -> Vec<(String, Value)> {
+    let output = kvlint(dir, &["render", ".", "--format", "json"]);
+    let vms: Vec<Value> =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}: {output:?}"));
+    let mut vms: Vec<(String, Value)> = vms
+        .into_iter()
+        .map(|vm| {
+            let metadata = &vm["metadata"];
+            let key = format!(
+                "{}/{}",
+                metadata["namespace"].as_str().unwrap_or_default(),
+                metadata["name"].as_str().unwrap_or_default()
+            );
+            (key, vm)
+        })
+        .collect();
+    vms.sort_by(|a, b| a.0.cmp(&b.0));
+    vms
+}
+
+/// A field path in kvlint's notation (`a.b[key/with.dots].c`, `list[0]`) as its segments.
+fn segments(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = path.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '.' => out.push(std::mem::take(&mut current)),
+            '[' => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                out.push(chars.by_ref().take_while(|&c| c != ']').collect());
+                if chars.clone().next() == Some('.') {
+                    chars.next();
+                }
+            }
+            _ => current.push(ch),
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Every leaf path at which `before` and `after` differ, as segments.
+fn differences(before: &Value, after: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match (before, after) {
+        (Value::Object(_), Value::Null) | (Value::Null, Value::Object(_)) => {
+            // A map one side lacks: each of its leaves is a difference.
+            let empty = Value::Object(serde_json::Map::new());
+            let (b, a) = if before.is_null() {
+                (&empty, after)
+            } else {
+                (before, &empty)
+            };
+            differences(b, a, at, out);
+        }
+        (Value::Object(b), Value::Object(a)) => {
+            let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                at.push(key.clone());
+                let none = Value::Null;
+                differences(
+                    b.get(key).unwrap_or(&none),
+                    a.get(key).unwrap_or(&none),
+                    at,
+                    out,
+                );
+                at.pop();
+            }
+        }
+        (Value::Array(b), Value::Array(a)) if b.len() == a.len() => {
+            for (i, (b, a)) in b.iter().zip(a).enumerate() {
+                at.push(i.to_string());
+                differences(b, a, at, out);
+                at.pop();
+            }
+        }
+        _ if before != after => out.push(at.clone()),
+        _ => {}
+    }
+}
+
+/// The drift findings of a check, by object (`namespace/name`) and path segments.
+fn drift(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let output = kvlint(
+        dir,
+        &["check", ".", "--format", "json", "--fail-on", "none"],
+    );
+    let report = common::json_report(&output);
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["category"] == "drift")
+        .map(|d| {
+            let object = &d["object"];
+            (
+                format!(
+                    "{}/{}",
+                    object["namespace"].as_str().unwrap_or_default(),
+                    object["name"].as_str().unwrap_or_default()
+                ),
+                segments(d["path"].as_str().unwrap_or_default()),
+            )
+        })
+        .collect()
+}
+
+/// Fixes `fixture` in a copy and returns what changed in its rendered VMs that no drift finding
+/// announced, and the number of fields the fixes changed in them.
+fn unannounced_changes(fixture: &Path) -> (Vec<String>, usize) {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("repo");
+    copy_dir(fixture, &dir);
+    let before = rendered(&dir);
+    let announced = drift(&dir);
+    let fix = kvlint(&dir, &["fix", "."]);
+    assert!(
+        matches!(fix.status.code(), Some(0 | 1)),
+        "{}: {fix:?}",
+        fixture.display()
+    );
+    let after = rendered(&dir);
+    let (mut unannounced, mut changed) = (Vec::new(), 0);
+    // A VM may render after the fixes that did not before (a fix removed the stale
+    // `revisionName` that made it unrenderable); none that rendered may stop rendering.
+    for (key, before) in &before {
+        let Some((_, after)) = after.iter().find(|(k, _)| k == key) else {
+            unannounced.push(format!("{}: {key} no longer renders", fixture.display()));
+            continue;
+        };
+        let mut fields = Vec::new();
+        differences(before, after, &mut Vec::new(), &mut fields);
+        changed += fields.len();
+        for field in fields {
+            let covered = announced
+                .iter()
+                .any(|(object, path)| object == key && field.starts_with(path));
+            if !covered {
+                unannounced.push(format!("{}: {key}: {}", fixture.display(), field.join(".")));
+            }
+        }
+    }
+    (unannounced, changed)
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir("testdata/cases")
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    fixtures.sort();
+    fixtures.push("testdata/integrations/fail".into());
+    fixtures
+}
+
+#[test]
+fn safe_fixes_change_only_what_kubevirt_would_write() {
+    let mut unannounced = Vec::new();
+    let mut changed = 0;
+    for fixture in fixtures() {
+        if fixture.join("app/kustomization.yaml").exists()
+            && !common::kustomize_available("safe_fixes_change_only_what_kubevirt_would_write")
+        {
+            continue;
+        }
+        let (found, fields) = unannounced_changes(&fixture);
+        unannounced.extend(found);
+        changed += fields;
+    }
+    assert!(unannounced.is_empty(), "{}", unannounced.join("\n"));
+    assert!(
+        changed > 0,
+        "no fix changed a rendered field: the test checks nothing"
+    );
+}
+
+#[test]
+fn the_demo_runs_the_same_vms_after_its_fixes() {
+    if !common::kustomize_available("the_demo_runs_the_same_vms_after_its_fixes") {
+        return;
+    }
+    let (unannounced, changed) = unannounced_changes(Path::new("examples/demo"));
+    assert!(unannounced.is_empty(), "{}", unannounced.join("\n"));
+    assert!(
+        changed > 0,
+        "the demo's fixes pin the fields KubeVirt writes"
+    );
+}
