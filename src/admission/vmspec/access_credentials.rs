@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
+use super::context::Ctx;
 use super::read::count_present;
-use super::vmi::Ctx;
 use crate::admission::list_limits;
 use crate::admission::list_limits::List;
 use crate::model::value::{array_at, is_set_at, present_at};

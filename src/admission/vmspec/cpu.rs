@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
+use super::context::Ctx;
 use super::read::{architecture, milli_value, resource, value_of};
-use super::vmi::Ctx;
 use super::vms::TOO_MANY_SOCKETS;
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at, u64_at};

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
+use super::context::Ctx;
 use super::read::architecture;
-use super::vmi::Ctx;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at};
 
 pub(super) fn input_devices(cx: &mut Ctx) {

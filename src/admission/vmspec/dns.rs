@@ -2,9 +2,9 @@
 
 use std::net::IpAddr;
 
+use super::context::Ctx;
 use super::names::dns1123_subdomain;
 use super::read::go_list;
-use super::vmi::Ctx;
 use crate::model::value::{array_at, present_at, str_at, strs_at};
 
 pub(super) fn dns(cx: &mut Ctx) {

@@ -4,9 +4,9 @@ use foldhash::{HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
+use super::context::Ctx;
 use super::names::{dns1123_label, dns1123_subdomain};
 use super::read::strings_of;
-use super::vmi::Ctx;
 use crate::model::value::{array_at, is_set_at, present_at, str_at};
 
 /// `draadmitter.ValidateCreation`, without the cross-kind duplicate pair check.

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
+use super::context::Ctx;
 use super::read::architecture;
-use super::vmi::Ctx;
 use crate::admission::Cause;
 use crate::model::value::{bool_at, is_set_at, present_at, str_at};
 

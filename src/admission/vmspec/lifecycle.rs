@@ -2,8 +2,8 @@
 //! eviction strategy, the reboot policy.
 
 use super::TEMPLATE_SPEC;
+use super::context::Ctx;
 use super::read::count_present;
-use super::vmi::Ctx;
 use crate::model::value::{array_at, is_set_at, present_at};
 
 pub(super) fn start_strategy(cx: &mut Ctx) {

@@ -4,10 +4,10 @@
 use serde_json::Value;
 
 use super::CONTROL_PLANE_ARCH;
+use super::context::Ctx;
 use super::read::{architecture, go_list};
 use super::storage::disks::disks;
 use super::storage::volumes::validate_path;
-use super::vmi::Ctx;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at};
 
 /// `filepath.Match` for the `*` and `?` patterns of emulated machine lists.

@@ -2,8 +2,8 @@
 //! `validateMemoryLimitAndRequestProvided`), hugepages, the guest memory limit and the reserved
 //! overhead.
 
+use super::context::Ctx;
 use super::read::{resource, shown, value_of};
-use super::vmi::Ctx;
 use super::vms::rollout_live_update;
 use crate::cluster::backports;
 use crate::k8s::quantity::Quantity;

@@ -63,6 +63,7 @@ macro_rules! ts {
 }
 
 mod access_credentials;
+mod context;
 mod cpu;
 mod devices;
 mod dns;

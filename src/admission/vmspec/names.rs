@@ -1,7 +1,7 @@
 //! Names in the VMI spec: `validateHostName`, `validateSubdomainDNSName` and the service
 //! account name, with Kubernetes' `IsDNS1123Label` and `IsDNS1123Subdomain`.
 
-use super::vmi::Ctx;
+use super::context::Ctx;
 use crate::model::value::{array_at, is_set_at, str_at};
 
 const DNS_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
 use super::access_credentials::access_credentials;
+use super::context::Ctx;
 use super::cpu::{
     cpu_feature_policies, cpu_hotplug, cpu_pinning, cpu_request_within_limit,
     cpu_requests_not_negative, io_threads_policy, isolate_emulator_thread, numa, realtime,
@@ -30,7 +31,7 @@ use super::storage::volumes::{container_disk_paths, utility_volumes, volumes};
 use crate::admission::list_limits::List;
 use crate::admission::{Cause, list_limits};
 use crate::cluster::profile::ClusterProfile;
-use crate::model::value::{array_at, bool_at, present_at};
+use crate::model::value::present_at;
 
 const RESTRICTED_LABELS: &[&str] = &[
     "kubevirt.io/created-by",
@@ -74,36 +75,6 @@ pub(super) fn template_metadata(template: &Value, profile: &ClusterProfile) -> V
         ));
     }
     causes
-}
-
-pub(super) struct Ctx<'a> {
-    pub(super) spec: &'a Value,
-    pub(super) profile: &'a ClusterProfile,
-    pub(super) causes: Vec<Cause>,
-}
-
-impl<'a> Ctx<'a> {
-    pub(super) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.causes.push(Cause::new(field, message));
-    }
-
-    pub(super) fn gate(&self, name: &str) -> bool {
-        gate(self.profile, name)
-    }
-
-    pub(super) fn cpu(&self) -> Option<&'a Value> {
-        present_at(self.spec, &["domain", "cpu"])
-    }
-
-    pub(super) fn dedicated(&self) -> bool {
-        self.cpu()
-            .and_then(|cpu| bool_at(cpu, &["dedicatedCpuPlacement"]))
-            == Some(true)
-    }
-
-    pub(super) fn devices(&self, key: &str) -> &'a [Value] {
-        array_at(self.spec, &["domain", "devices", key])
-    }
 }
 
 pub(super) fn vmi_spec(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {

@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::model::{Aspect, FieldChange};
-use super::summary::pointer_of;
 
 pub(super) fn join_key(path: &str, key: &str) -> String {
     let plain = !key.is_empty()
@@ -188,4 +187,23 @@ impl Prefixes {
         }
         Aspect::Other
     }
+}
+
+pub(super) fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter()
+        .try_fold(value, |node, key| node.get(key))
+        .filter(|v| !v.is_null())
+}
+
+pub(super) fn text_at(value: &Value, path: &[&str]) -> Option<String> {
+    at(value, path).map(|v| short(Some(v)))
+}
+
+pub(super) fn pointer_of(path: &str) -> String {
+    let mut pointer = String::new();
+    for segment in path.split('.') {
+        pointer.push('/');
+        pointer.push_str(segment);
+    }
+    pointer
 }

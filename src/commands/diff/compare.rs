@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::MATCHER_RENAMED;
+use super::changes::text_at;
 use super::changes::{Prefixes, field_changes, field_lines, vm_spec};
 use super::identity::{
     MatcherRef, ObjectKey, ROLES, VmKey, VmMatchers, full_kind, matchers, role_index,
@@ -14,7 +15,7 @@ use super::live::template_effect;
 use super::model::{
     DiffFinding, Effect, EffectKind, ObjectDiff, ObjectUser, Place, Relation, VmDiff, VmStatus,
 };
-use super::summary::{arrow, matcher_changes, section, summarise, text_at};
+use super::summary::{arrow, matcher_changes, section, summarise};
 use crate::check::Report;
 use crate::check::vm::Rendered;
 use crate::cluster::profile::KubeVirtVersion;

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::changes::vm_spec;
 use super::identity::{ObjectKey, VmKey};
+use super::model::renamed;
 use crate::check::{Options, Report};
 use crate::controller::liveupdate::ClusterSettings;
 use crate::error::Error;
@@ -207,10 +208,6 @@ impl Inputs {
 }
 
 /// `file` with its prefix `from` replaced by `to`; `None` when it does not start with `from`.
-pub(super) fn renamed(file: &str, from: &str, to: &str) -> Option<String> {
-    file.strip_prefix(from).map(|rest| format!("{to}{rest}"))
-}
-
 /// Reads a side's [`Inputs`] with the options its `check::run` used (paths, include/exclude
 /// and namespace, merged with the configuration file as `check::run` does).
 pub fn load_inputs(options: &Options) -> Result<Inputs, Error> {

@@ -3,9 +3,8 @@
 
 use serde_json::Value;
 
-use super::changes::field_lines;
-use super::model::{Effect, EffectKind};
-use super::summary::text_at;
+use super::changes::{field_lines, text_at};
+use super::model::{Effect, EffectKind, restart_message};
 use crate::controller::liveupdate::defaults::HotplugOff;
 use crate::controller::liveupdate::memory::Unsupported;
 use crate::controller::vm::{
@@ -42,10 +41,6 @@ pub(super) fn template_effect(
             }
         },
     )
-}
-
-pub(super) fn restart_message(reason: &str) -> String {
-    format!("needs a restart (RestartRequired: {reason})")
 }
 
 /// The architecture of a rendered template as the diff shows it (`amd64` when it sets none).

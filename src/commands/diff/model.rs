@@ -7,7 +7,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::identity::{ObjectKey, VmKey, VmMatchers};
-use super::inputs::renamed;
 use crate::controller::liveupdate::Rollout;
 use crate::diag::{Category, Finding, ObjectRef, Severity};
 
@@ -87,11 +86,7 @@ impl Effect {
     }
 
     pub(super) fn restart(reason: &str, details: Vec<String>) -> Self {
-        Self::new(
-            EffectKind::RestartRequired,
-            super::live::restart_message(reason),
-        )
-        .with_details(details)
+        Self::new(EffectKind::RestartRequired, restart_message(reason)).with_details(details)
     }
 
     pub(super) fn none() -> Self {
@@ -361,4 +356,12 @@ impl Diff {
             .any(|vm| vm.effect.kind == EffectKind::Rejected)
             || self.introduced.iter().any(|f| f.severity >= threshold)
     }
+}
+
+pub(super) fn renamed(file: &str, from: &str, to: &str) -> Option<String> {
+    file.strip_prefix(from).map(|rest| format!("{to}{rest}"))
+}
+
+pub(super) fn restart_message(reason: &str) -> String {
+    format!("needs a restart (RestartRequired: {reason})")
 }

@@ -7,22 +7,13 @@ use serde_json::{Map, Value};
 
 use super::OTHER_FIELDS;
 use super::changes::{
-    Prefixes, describe, field_changes, present, short, starts_with_segment, under,
+    Prefixes, at, describe, field_changes, pointer_of, present, short, starts_with_segment,
+    text_at, under,
 };
 use super::identity::{MatcherRef, ROLES, VmMatchers};
 use super::model::{Aspect, Change, FieldChange};
 use crate::controller::liveupdate::defaults::Topology;
 use crate::model::MatcherRole;
-
-pub(super) fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
-    path.iter()
-        .try_fold(value, |node, key| node.get(key))
-        .filter(|v| !v.is_null())
-}
-
-pub(super) fn text_at(value: &Value, path: &[&str]) -> Option<String> {
-    at(value, path).map(|v| short(Some(v)))
-}
 
 pub(super) fn arrow(before: &str, after: &str) -> String {
     if before == after {
@@ -382,15 +373,6 @@ pub(super) fn section(value: &Value, path: &str) -> Value {
         .pointer(&pointer_of(path))
         .cloned()
         .unwrap_or(Value::Null)
-}
-
-pub(super) fn pointer_of(path: &str) -> String {
-    let mut pointer = String::new();
-    for segment in path.split('.') {
-        pointer.push('/');
-        pointer.push_str(segment);
-    }
-    pointer
 }
 
 pub(super) fn matcher_text(matcher: Option<&MatcherRef>) -> String {

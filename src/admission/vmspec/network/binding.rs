@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{iface_field, is_pod, network_named};
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::read::count_present;
-use crate::admission::vmspec::vmi::Ctx;
 use crate::model::value::{is_set_at, str_at};
 
 pub(super) fn interface_bindings(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {

@@ -4,8 +4,8 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::read::strings_of;
-use crate::admission::vmspec::vmi::Ctx;
 use crate::model::value::{array_at, is_set_at, present_at, str_at};
 
 pub(super) fn dra_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {

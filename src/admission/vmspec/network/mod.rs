@@ -11,7 +11,7 @@ use foldhash::{HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
-use super::vmi::Ctx;
+use super::context::Ctx;
 use crate::model::value::{array_at, bool_at, is_set_at, str_at};
 
 use binding::interface_bindings;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::{iface_field, is_default_multus, is_pod};
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::read::is_pci_address;
-use crate::admission::vmspec::vmi::Ctx;
 use crate::model::value::{array_at, i64_at, is_set_at, present_at, str_at, strs_at};
 
 pub(super) fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {

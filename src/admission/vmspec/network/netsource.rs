@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use super::{is_default_multus, is_pod};
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::read::count_present;
-use crate::admission::vmspec::vmi::Ctx;
 use crate::model::value::{is_set_at, str_at};
 
 pub(super) fn single_pod_network(cx: &mut Ctx, networks: &[Value]) {

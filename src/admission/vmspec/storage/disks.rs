@@ -5,10 +5,10 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::names::dns1123_label;
 use crate::admission::vmspec::network::iface_field;
 use crate::admission::vmspec::read::{count_present, is_pci_address};
-use crate::admission::vmspec::vmi::Ctx;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at, u64_at};
 
 /// `validateBootOrder`: disks need a volume, LUN and downward-metrics pairing, unique boot orders.

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::admission::Cause;
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::admission::vmspec::context::Ctx;
 use crate::admission::vmspec::read::count_present;
-use crate::admission::vmspec::vmi::Ctx;
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{array_at, is_set_at, present_at, str_at};
 
