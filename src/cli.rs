@@ -4,9 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::config::select::{Layer, Selector};
 use crate::output::{CheckFormat, RenderFormat};
 
-const EXIT_CODES: &str = "Exit codes:\n  0  no finding at or above --fail-on\n  1  findings at or above --fail-on (render: a VM could not be rendered)\n  2  usage or I/O error";
+const EXIT_CODES: &str = "Exit codes:\n  0  no finding at or above --fail-on\n  1  findings at or above --fail-on\n  2  usage or I/O error";
+
+const RENDER_EXIT_CODES: &str = "Exit codes:\n  0  every selected VM was rendered\n  1  a VM could not be rendered (its findings go to standard error), or was left out of --out-dir\n  2  usage or I/O error, or a --vm or --unit that matches no VM";
 
 #[derive(Debug, Parser)]
 #[command(name = "kvlint", version, about = "Offline linter and renderer for KubeVirt VirtualMachines with instance types and preferences", after_help = EXIT_CODES)]
@@ -21,7 +24,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Print the effective VMs, as KubeVirt's expand would return them.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = RENDER_EXIT_CODES)]
     Render(RenderArgs),
     /// Print an Argo CD ignoreDifferences block for the drift kvlint predicts.
     IgnoreDifferences(IgnoreArgs),
@@ -56,14 +59,14 @@ pub struct IgnoreArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = IgnoreFormat::Yaml)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = IgnoreFormat::Yaml)]
     pub format: IgnoreFormat,
 }
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DocFormat::Text)]
     pub format: DocFormat,
 }
 
@@ -72,7 +75,7 @@ pub struct ExplainArgs {
     /// A rule code (`KV1001`) or name (`instancetype-conflict`).
     pub rule: String,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DocFormat::Text)]
     pub format: DocFormat,
 }
 
@@ -173,15 +176,16 @@ pub struct CheckArgs {
     /// them. For hooks that receive the changed files: `kvlint check --index . FILE...`.
     #[arg(long, value_name = "DIR")]
     pub index: Vec<PathBuf>,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    pub format: CheckFormat,
+    /// Report format [default: human, or github when the environment has GITHUB_ACTIONS=true].
+    #[arg(long, value_enum)]
+    pub format: Option<CheckFormat>,
     /// Also write the report to this file, in --output-format.
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
-    /// Format of --output-file.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Json, requires = "output_file")]
-    pub output_format: CheckFormat,
+    /// Format of --output-file [default: json]; without --output-file, the report's format
+    /// (the same as --format).
+    #[arg(long, value_enum)]
+    pub output_format: Option<CheckFormat>,
     /// Exit with 1 when a finding has this severity or a higher one.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
@@ -194,6 +198,69 @@ pub struct CheckArgs {
     /// Write every current finding to this baseline file and exit with 0.
     #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
     pub write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Show how many findings each rule reported (most frequent first) instead of the findings;
+    /// with --format json, add them to the summary as `statistics`.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Print only the findings: no summary line, no notes or warnings on standard error.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl CheckArgs {
+    /// The format of the report on standard output: `--format` (or `--output-format` without
+    /// `--output-file`), else `github` in GitHub Actions, else `human`.
+    pub fn report_format(&self, github_actions: bool) -> Result<CheckFormat, String> {
+        let given = match (self.output_file.is_some(), self.format, self.output_format) {
+            (false, Some(_), Some(_)) => {
+                return Err(
+                    "--format and --output-format name the same thing without --output-file: give one"
+                        .to_owned(),
+                );
+            }
+            (false, format, output_format) => format.or(output_format),
+            (true, format, _) => format,
+        };
+        Ok(given.unwrap_or(if github_actions {
+            CheckFormat::Github
+        } else {
+            CheckFormat::Human
+        }))
+    }
+
+    /// The format of `--output-file`.
+    pub fn file_format(&self) -> CheckFormat {
+        self.output_format.unwrap_or(CheckFormat::Json)
+    }
+}
+
+/// `--select`, `--extend-select`, `--ignore`: which rules report.
+#[derive(Debug, Default, Args)]
+pub struct SelectArgs {
+    /// Report only these rules, instead of those the configuration selects: rule codes (KV1001),
+    /// code prefixes (KV1, KV30), rule names or categories (reject, drift, ...), or ALL
+    /// (comma-separated, repeatable).
+    #[arg(long, value_name = "SELECTOR", value_delimiter = ',', value_parser = Selector::parse)]
+    pub select: Option<Vec<Selector>>,
+    /// Report these rules too (comma-separated, repeatable).
+    #[arg(long, value_name = "SELECTOR", value_delimiter = ',', value_parser = Selector::parse)]
+    pub extend_select: Vec<Selector>,
+    /// Do not report these rules (comma-separated, repeatable); the most specific selector wins.
+    #[arg(long, value_name = "SELECTOR", value_delimiter = ',', value_parser = Selector::parse)]
+    pub ignore: Vec<Selector>,
+}
+
+impl SelectArgs {
+    /// The command line's layer of rule selection, applied over the configuration file's.
+    pub fn layer(&self) -> Layer {
+        Layer {
+            select: self.select.clone(),
+            extend_select: self.extend_select.clone(),
+            ignore: self.ignore.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -201,7 +268,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = RenderFormat::Yaml)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = RenderFormat::Yaml)]
     pub format: RenderFormat,
     /// Only these VMs (NAMESPACE/NAME; repeatable).
     #[arg(long, value_name = "NAMESPACE/NAME")]
@@ -238,12 +305,14 @@ pub struct DiffArgs {
     #[arg(long, value_name = "GIT_REF", requires = "base")]
     pub head: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     /// Exit with 1 when the change introduces a finding of this severity or a higher one (a
     /// rejected change always counts, unless `none`).
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 const FIX_HELP: &str = "Each fixed file is checked again before it is written: the fix must remove the findings it\ntargets and introduce none, or the file is left as it is.\n\nExit codes:\n  0  nothing to fix, or the files were fixed\n  1  with --check or --diff: a fix would change a file\n  2  usage or I/O error";
@@ -262,6 +331,8 @@ pub struct FixArgs {
     #[arg(long)]
     pub unsafe_fixes: bool,
     /// Output format of the list of fixes.
-    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DocFormat::Text)]
     pub format: DocFormat,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }

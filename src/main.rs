@@ -11,7 +11,7 @@ use clap::Parser;
 use kvlint::check::{self, Options, Report};
 use kvlint::cli::{
     CheckArgs, Cli, ColorChoice, Command, DiffArgs, DiffFormat, DocFormat, ExplainArgs, FailOn,
-    FixArgs, IgnoreFormat, InputArgs, RenderArgs, UnitsMode,
+    FixArgs, IgnoreFormat, InputArgs, RenderArgs, SelectArgs, UnitsMode,
 };
 use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::commands::diff::revision;
@@ -73,7 +73,13 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             .map(str::parse)
             .transpose()
             .map_err(Error::Usage)?,
+        rule_selection: kvlint::config::select::Layer::default(),
     })
+}
+
+/// Whether the process runs in a GitHub Actions job.
+fn in_github_actions() -> bool {
+    std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
 }
 
 /// Prints what the user should know about how the run went.
@@ -140,32 +146,68 @@ fn format_report(report: &Report, format: CheckFormat, color: ColorChoice) -> St
 
 /// `check --format json` writes each batch of findings as soon as it is final, so that the
 /// report of a large repository never sits in memory.
-fn stream_json(options: &Options, fail_on: FailOn) -> Result<ExitCode, Error> {
+fn stream_json(options: &Options, args: &CheckArgs) -> Result<ExitCode, Error> {
     let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut stream = output::json::JsonStream::new(stdout);
-    let outcome = check::stream(options, &mut stream)?;
-    warn(&outcome.warnings);
+    let mut outcome = if args.statistics {
+        let mut counting = output::statistics::Counting::new(&mut stream);
+        let mut outcome = check::stream(options, &mut counting)?;
+        outcome.summary.statistics = Some(counting.counts());
+        outcome
+    } else {
+        check::stream(options, &mut stream)?
+    };
+    if !args.quiet {
+        warn(&std::mem::take(&mut outcome.warnings));
+    }
     match stream.finish(&outcome.summary) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
             return Err(Error::Io(format!("cannot write the report: {err}")));
         }
         _ => {}
     }
-    Ok(if exceeds(outcome.summary.worst(), fail_on) {
+    Ok(if exceeds(outcome.summary.worst(), args.fail_on) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
+/// The report on standard output, with `--statistics` and `--quiet` applied.
+fn check_output(report: &Report, args: &CheckArgs, format: CheckFormat) -> String {
+    let text = if args.statistics && matches!(format, CheckFormat::Human | CheckFormat::Concise) {
+        output::statistics::text(report)
+    } else {
+        format_report(report, format, args.color)
+    };
+    if args.quiet && matches!(format, CheckFormat::Human | CheckFormat::Concise) {
+        output::statistics::without_summary(text, report)
+    } else {
+        text
+    }
+}
+
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
-    let human = args.format == CheckFormat::Human
-        || (args.output_file.is_some() && args.output_format == CheckFormat::Human);
+    let format = args
+        .report_format(in_github_actions())
+        .map_err(Error::Usage)?;
+    if args.statistics
+        && !matches!(
+            format,
+            CheckFormat::Human | CheckFormat::Concise | CheckFormat::Json
+        )
+    {
+        return Err(Error::Usage(
+            "--statistics needs --format human, concise or json".to_owned(),
+        ));
+    }
+    let file_format = args.output_file.as_ref().map(|_| args.file_format());
+    let human = format == CheckFormat::Human || file_format == Some(CheckFormat::Human);
     let mut options = options(&args.input, human)?;
+    options.rule_selection = args.select.layer();
     options.baseline.clone_from(&args.baseline);
     // Only JUnit reports clean VMs (as passing test cases); the others need no rendered VM.
-    options.skip_rendered = args.format != CheckFormat::Junit
-        && !(args.output_file.is_some() && args.output_format == CheckFormat::Junit);
+    options.skip_rendered = format != CheckFormat::Junit && file_format != Some(CheckFormat::Junit);
     let scope = if args.index.is_empty() {
         None
     } else {
@@ -181,19 +223,24 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         ))
     };
     if scope.is_none()
-        && args.format == CheckFormat::Json
+        && format == CheckFormat::Json
         && args.output_file.is_none()
         && args.write_baseline.is_none()
     {
-        return stream_json(&options, args.fail_on);
+        return stream_json(&options, args);
     }
     let mut report = check::run(&options)?;
-    warn(&report.warnings);
+    if !args.quiet {
+        warn(&report.warnings);
+    }
     if let Some(scope) = &scope {
         kvlint::commands::scope::retain(&mut report, scope);
     }
     if let Some(path) = &args.write_baseline {
         kvlint::suppress::baseline::write(path, &report.findings)?;
+        if args.quiet {
+            return Ok(ExitCode::SUCCESS);
+        }
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(
             stderr,
@@ -203,13 +250,15 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let text = format_report(&report, args.format, args.color);
-    write_stdout(&text)?;
-    if let Some(path) = &args.output_file {
-        kvlint::source::write::OutputPath::from_argument(path)?
-            .write(format_report(&report, args.output_format, ColorChoice::Never).as_bytes())?;
+    if args.statistics {
+        report.summary.statistics = Some(check::rule_counts(&report.findings));
     }
-    if args.format == CheckFormat::Github
+    write_stdout(&check_output(&report, args, format))?;
+    if let (Some(path), Some(file_format)) = (&args.output_file, file_format) {
+        kvlint::source::write::OutputPath::from_argument(path)?
+            .write(format_report(&report, file_format, ColorChoice::Never).as_bytes())?;
+    }
+    if format == CheckFormat::Github
         && let Some((path, summary)) = output::github::step_summary(&report)
     {
         std::fs::OpenOptions::new()
@@ -357,11 +406,16 @@ fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {
 }
 
 /// One side of `kvlint diff`: the report and the inputs of `paths`, or empty without paths.
-fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Report, Inputs), Error> {
+fn diff_side(
+    input: &InputArgs,
+    select: &SelectArgs,
+    paths: Vec<std::path::PathBuf>,
+) -> Result<(Report, Inputs), Error> {
     if paths.is_empty() {
         return Ok((Report::default(), Inputs::default()));
     }
     let mut options = options(input, false)?;
+    options.rule_selection = select.layer();
     options.selection.paths = paths;
     let report = check::run(&options)?;
     warn(&report.warnings);
@@ -369,8 +423,14 @@ fn diff_side(input: &InputArgs, paths: Vec<std::path::PathBuf>) -> Result<(Repor
 }
 
 /// A side read from a git revision: its files carry the working tree's names.
-fn tree_side(input: &InputArgs, revision: &revision::Revision) -> Result<(Report, Inputs), Error> {
-    let (report, inputs) = revision::checked::check(revision, &options(input, false)?)?;
+fn tree_side(
+    input: &InputArgs,
+    select: &SelectArgs,
+    revision: &revision::Revision,
+) -> Result<(Report, Inputs), Error> {
+    let mut options = options(input, false)?;
+    options.rule_selection = select.layer();
+    let (report, inputs) = revision::checked::check(revision, &options)?;
     warn(&report.warnings);
     Ok((report, inputs))
 }
@@ -384,6 +444,31 @@ fn display_prefix(path: &std::path::Path) -> String {
         t if path.is_dir() && !t.ends_with('/') => format!("{t}/"),
         t => t.to_owned(),
     }
+}
+
+/// A path of `diff --base` must name something on one side at least: a path deleted in the
+/// working tree is a removal, a path on neither side a mistake.
+fn no_path_missing_from_both(
+    input: &InputArgs,
+    base: &revision::Revision,
+    head: Option<&revision::Revision>,
+) -> Result<(), Error> {
+    for path in &input.paths {
+        let in_head = match head {
+            Some(head) => head.has(path)?,
+            None => std::fs::symlink_metadata(path).is_ok(),
+        };
+        if !in_head && !base.has(path)? {
+            let head_name = head.map_or("the working tree", |head| head.revision());
+            return Err(Error::Usage(format!(
+                "{}: no such file or directory in {} or in {}",
+                path.display(),
+                base.revision(),
+                head_name
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
@@ -403,8 +488,9 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
                         .to_owned(),
                 ));
             };
-            let (mut base, mut base_inputs) = diff_side(input, vec![base_path.clone()])?;
-            let head = diff_side(input, vec![head_path.clone()])?;
+            let (mut base, mut base_inputs) =
+                diff_side(input, &args.select, vec![base_path.clone()])?;
+            let head = diff_side(input, &args.select, vec![head_path.clone()])?;
             // The base's files take the head's names, so that findings compare across sides.
             let (from, to) = (display_prefix(base_path), display_prefix(head_path));
             diff::relabel(&mut base, &from, &to);
@@ -415,13 +501,16 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             ((base, base_inputs), head)
         }
         Some(base_ref) => {
-            let base = tree_side(input, &revision::resolve(base_ref)?)?;
-            let head = if let Some(head_ref) = &args.head {
-                tree_side(input, &revision::resolve(head_ref)?)?
+            let base_revision = revision::resolve(base_ref)?;
+            let head_revision = args.head.as_deref().map(revision::resolve).transpose()?;
+            no_path_missing_from_both(input, &base_revision, head_revision.as_ref())?;
+            let base = tree_side(input, &args.select, &base_revision)?;
+            let head = if let Some(head_revision) = &head_revision {
+                tree_side(input, &args.select, head_revision)?
             } else {
                 // A path deleted in the working tree is an empty head side.
                 let present = input.paths.iter().filter(|p| p.exists()).cloned().collect();
-                diff_side(input, present)?
+                diff_side(input, &args.select, present)?
             };
             (base, head)
         }
@@ -449,8 +538,10 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
+    let mut check = options(&args.input, false)?;
+    check.rule_selection = args.select.layer();
     let mut outcome = kvlint::commands::fix::plan(&kvlint::commands::fix::FixOptions {
-        check: options(&args.input, false)?,
+        check,
         unsafe_fixes: args.unsafe_fixes,
     })?;
     let write = !args.diff && !args.check;
@@ -468,7 +559,7 @@ fn run_fix(args: &FixArgs) -> Result<ExitCode, Error> {
     if args.diff {
         let patch = kvlint::commands::fix::unified_diff(&outcome);
         // The patch shows the user's lines verbatim: a GitHub runner must not run any of them.
-        let patch = if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+        let patch = if in_github_actions() {
             stop_commands::wrap(&patch, &stop_commands::fresh_token())
         } else {
             patch
@@ -500,6 +591,9 @@ fn input_of(command: &Command) -> Option<&InputArgs> {
 
 /// Says, once, that `--kubevirt-version` names a patch release newer than kvlint knows.
 fn note_kubevirt_version(command: &Command) {
+    if matches!(command, Command::Check(args) if args.quiet) {
+        return;
+    }
     let note = input_of(command)
         .and_then(|input| input.kubevirt_version.as_deref())
         .and_then(|text| KubeVirtVersion::parse_release(text).ok())

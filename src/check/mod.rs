@@ -44,6 +44,8 @@ pub struct Options {
     pub batch_files: Option<usize>,
     /// `--gitops`: the engine whose behaviour drift findings describe.
     pub gitops: Option<GitOps>,
+    /// `--select`, `--extend-select`, `--ignore`: applied over the configuration file's.
+    pub rule_selection: crate::config::select::Layer,
 }
 
 /// Options after merging the configuration file.
@@ -54,6 +56,8 @@ pub(crate) struct Effective {
     catalog: CatalogChoice,
     drift_policy: DriftPolicy,
     config: Config,
+    /// The rules that report, from the configuration file and the command line.
+    rule_filter: crate::config::select::RuleFilter,
 }
 
 fn effective(options: &Options) -> Result<Effective, Error> {
@@ -87,6 +91,10 @@ fn effective(options: &Options) -> Result<Effective, Error> {
             gitops: options.gitops.or(config.gitops).unwrap_or_default(),
             reproducible: config.reproducible,
         },
+        rule_filter: crate::config::select::RuleFilter::new(
+            &[&config.selection_layer(), &options.rule_selection],
+            &config.per_file_ignores,
+        ),
         config,
     })
 }
@@ -117,6 +125,36 @@ pub struct Summary {
     /// The Kustomize that built them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kustomize: Option<crate::units::ToolSummary>,
+    /// `--statistics`: findings per rule, most frequent first (absent without the option).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<Vec<RuleCount>>,
+}
+
+/// How many findings one rule reported.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RuleCount {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub count: usize,
+}
+
+/// Findings per rule, by count (highest first) then code.
+pub fn rule_counts<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<RuleCount> {
+    let mut counts: std::collections::BTreeMap<&'static str, RuleCount> =
+        std::collections::BTreeMap::new();
+    for finding in findings {
+        counts
+            .entry(finding.rule.code)
+            .or_insert(RuleCount {
+                code: finding.rule.code,
+                name: finding.rule.name,
+                count: 0,
+            })
+            .count += 1;
+    }
+    let mut counts: Vec<RuleCount> = counts.into_values().collect();
+    counts.sort_by(|a, b| b.count.cmp(&a.count).then(a.code.cmp(b.code)));
+    counts
 }
 
 #[expect(

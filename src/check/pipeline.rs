@@ -365,6 +365,7 @@ impl VmPass<'_> {
 /// The end of a run: severities, suppressions and the baseline applied, then sorted.
 struct Finisher<'a> {
     config: &'a Config,
+    rule_filter: &'a crate::config::select::RuleFilter,
     baseline: Option<Baseline>,
     summary: &'a mut Summary,
 }
@@ -380,6 +381,7 @@ impl Finisher<'_> {
             return Ok(());
         }
         crate::suppress::inline::apply(&mut findings, suppressions);
+        self.rule_filter.retain(&mut findings);
         crate::config::apply_severities(&mut findings, &self.config.severities);
         if let Some(baseline) = &self.baseline {
             baseline.filter(&mut findings);
@@ -588,6 +590,7 @@ fn stream_inputs(
     };
     let mut finisher = Finisher {
         config: &settings.config,
+        rule_filter: &settings.rule_filter,
         baseline,
         summary: &mut summary,
     };

@@ -25,39 +25,61 @@ pub(super) enum Discovered {
 
 /// Searches from `start` (a file or directory; `-` is the working directory) upward.
 pub(super) fn search(start: &Path) -> Discovered {
+    let Some((dir, repository)) = holder(start) else {
+        return Discovered::None;
+    };
+    let found = FILE_NAMES.iter().find_map(|name| {
+        let candidate = dir.join(name);
+        std::fs::symlink_metadata(&candidate)
+            .ok()
+            .map(|metadata| (candidate, metadata))
+    });
+    let Some((candidate, metadata)) = found else {
+        return Discovered::None;
+    };
+    let boundary = repository.as_deref().unwrap_or(&dir);
+    judge(&candidate, &metadata, boundary, repository.as_deref())
+}
+
+/// The other configuration file beside the one [`search`] finds (`.kvlint.yml` beside
+/// `.kvlint.yaml`), which is not read.
+pub(super) fn shadowed(start: &Path) -> Option<PathBuf> {
+    let (dir, _) = holder(start)?;
+    let mut present = FILE_NAMES
+        .iter()
+        .map(|name| dir.join(name))
+        .filter(|candidate| std::fs::symlink_metadata(candidate).is_ok());
+    present.next()?;
+    present.next()
+}
+
+/// The first directory from `start` upward, within the git repository, that holds a
+/// configuration file, and the repository's root.
+fn holder(start: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
     let start = if start.as_os_str() == "-" {
         Path::new(".")
     } else {
         start
     };
-    let Ok(absolute) = std::fs::canonicalize(start) else {
-        return Discovered::None;
-    };
+    let absolute = std::fs::canonicalize(start).ok()?;
     let first = if absolute.is_dir() {
         absolute
     } else {
-        match absolute.parent() {
-            Some(parent) => parent.to_path_buf(),
-            None => return Discovered::None,
-        }
+        absolute.parent()?.to_path_buf()
     };
     let repository = repository_root(&first);
     for dir in first.ancestors() {
-        let found = FILE_NAMES.iter().find_map(|name| {
-            let candidate = dir.join(name);
-            std::fs::symlink_metadata(&candidate)
-                .ok()
-                .map(|metadata| (candidate, metadata))
-        });
-        if let Some((candidate, metadata)) = found {
-            let boundary = repository.as_deref().unwrap_or(dir);
-            return judge(&candidate, &metadata, boundary, repository.as_deref());
+        if FILE_NAMES
+            .iter()
+            .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
+        {
+            return Some((dir.to_path_buf(), repository));
         }
         if repository.as_deref() == Some(dir) {
             break;
         }
     }
-    Discovered::None
+    None
 }
 
 /// Whether a configuration file found at `candidate` may be used. `boundary` is the directory

@@ -5,6 +5,7 @@
 mod discover;
 pub mod gitops;
 mod paths;
+pub mod select;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -77,6 +78,10 @@ pub struct Config {
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub severities: Vec<(&'static Rule, SeverityOverride)>,
+    /// `select:`, `extend-select:` and `ignore:`: which rules report.
+    pub selection: select::Layer,
+    /// `per-file-ignores:`: rules that do not report in the files a glob matches.
+    pub per_file_ignores: Vec<select::PerFileIgnore>,
     /// A `KubeVirt` CR's `spec.configuration`, for the cluster profile.
     pub cluster: Option<serde_json::Value>,
     /// Where `cluster:` is written, for findings about it.
@@ -158,15 +163,74 @@ impl Reader<'_> {
         }
         globs
     }
+
+    /// A list of rule selectors; an unknown one is a problem at its line and is left out.
+    fn selectors(&mut self, node: &Node, what: &str) -> Vec<select::Selector> {
+        let Some(items) = node.as_seq() else {
+            self.problem(
+                node,
+                format!("{what} must be a list of rule codes, code prefixes, names or categories"),
+            );
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|item| {
+                let text = self.string(item, what)?;
+                select::Selector::parse(&text)
+                    .map_err(|err| self.problem(item, format!("{what}: {err}")))
+                    .ok()
+            })
+            .collect()
+    }
+
+    /// `per-file-ignores:`: a mapping of path globs to lists of selectors.
+    fn per_file_ignores(&mut self, node: &Node) -> Vec<select::PerFileIgnore> {
+        let Some(entries) = node.as_map() else {
+            self.problem(
+                node,
+                "per-file-ignores must map path globs to lists of rule selectors",
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let selectors = self.selectors(&entry.value, "per-file-ignores");
+            if let Err(err) = globset::Glob::new(&entry.key) {
+                self.findings.push(Finding::new(
+                    &rules::INVALID_CONFIG,
+                    Location {
+                        file: Arc::clone(self.file),
+                        span: entry.key_span,
+                    },
+                    format!(
+                        "per-file-ignores: invalid glob {:?}: {}",
+                        entry.key,
+                        err.kind()
+                    ),
+                ));
+                continue;
+            }
+            out.push(select::PerFileIgnore {
+                glob: entry.key.clone(),
+                selectors,
+            });
+        }
+        out
+    }
 }
 
-const KEYS: [&str; 10] = [
+const KEYS: [&str; 14] = [
     "kubevirtVersion",
     "namespace",
     "catalog",
     "include",
     "exclude",
     "rules",
+    "select",
+    "extend-select",
+    "ignore",
+    "per-file-ignores",
     "cluster",
     "gitops",
     "reproducible",
@@ -251,6 +315,12 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
             "include" => config.include = reader.globs(node, "include"),
             "exclude" => config.exclude = reader.globs(node, "exclude"),
             "rules" => config.severities = rule_severities(&mut reader, node),
+            "select" => config.selection.select = Some(reader.selectors(node, "select")),
+            "extend-select" => {
+                config.selection.extend_select = reader.selectors(node, "extend-select");
+            }
+            "ignore" => config.selection.ignore = reader.selectors(node, "ignore"),
+            "per-file-ignores" => config.per_file_ignores = reader.per_file_ignores(node),
             "cluster" => {
                 config.cluster = Some(node.to_json());
                 config.cluster_span = Some(entry.key_span);
@@ -390,16 +460,34 @@ pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error:
                 .map_err(|err| crate::error::Error::Io(format!("{}: {err}", given.display())))?;
             (given.clone(), path)
         }
-        ConfigChoice::Discover => match discover::search(start) {
-            discover::Discovered::Found(path) => (path.clone(), path),
-            discover::Discovered::None => return Ok(Config::default()),
-            discover::Discovered::Refused { path, reason } => return Ok(refused(&path, &reason)),
-        },
+        ConfigChoice::Discover => {
+            match discover::search(start) {
+                discover::Discovered::Found(path) => {
+                    let mut config = read(&path, &path)?;
+                    if let Some(unused) = discover::shadowed(start) {
+                        config.findings.extend(refused(&unused, &format!(
+                        "{} in the same directory is used instead (keep one of the two)",
+                        crate::source::FILE_NAME
+                    )).findings);
+                    }
+                    return Ok(config);
+                }
+                discover::Discovered::None => return Ok(Config::default()),
+                discover::Discovered::Refused { path, reason } => {
+                    return Ok(refused(&path, &reason));
+                }
+            }
+        }
     };
-    let text = crate::source::read_file_text(&path).map_err(|problem| {
+    read(&given, &path)
+}
+
+/// Reads and validates the configuration file at `path` (resolved), named as `given`.
+fn read(given: &Path, path: &Path) -> Result<Config, crate::error::Error> {
+    let text = crate::source::read_file_text(path).map_err(|problem| {
         crate::error::Error::Io(format!("{}: {}", given.display(), problem.message))
     })?;
-    let display: Arc<str> = Arc::from(display_path(&given));
+    let display: Arc<str> = Arc::from(display_path(given));
     let mut config = parse(&display, &text);
     config.text = Some(Arc::from(text));
     let holder = path.parent().unwrap_or(Path::new("/"));
@@ -441,28 +529,48 @@ fn display_path(path: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// Applies per-rule severities: overridden findings change severity, `off` ones disappear.
+impl Config {
+    /// The file's layer of rule selection: `select`, `extend-select`, `ignore`, and the rules
+    /// `rules:` turns `off`, which are ignored like `ignore:` names them.
+    pub fn selection_layer(&self) -> select::Layer {
+        let mut layer = self.selection.clone();
+        // The last level a rule is given is the one that counts.
+        let off = self
+            .severities
+            .iter()
+            .enumerate()
+            .filter(|(at, (rule, severity))| {
+                severity.is_none()
+                    && !self.severities[at + 1..]
+                        .iter()
+                        .any(|(later, _)| later.code == rule.code)
+            });
+        layer
+            .ignore
+            .extend(off.map(|(_, (rule, _))| select::Selector::rule(rule)));
+        layer
+    }
+}
+
+/// Applies per-rule severities to the findings that report. An `off` rule is not reported by
+/// [`Config::selection_layer`]; it is left alone here, so that a command line that selects it
+/// again sees it with its default severity.
 pub fn apply_severities(
-    findings: &mut Vec<Finding>,
+    findings: &mut [Finding],
     severities: &[(&'static Rule, SeverityOverride)],
 ) {
     if severities.is_empty() {
         return;
     }
-    findings.retain_mut(|finding| {
-        match severities
+    for finding in findings {
+        let configured = severities
             .iter()
             .rev()
-            .find(|(rule, _)| rule.code == finding.rule.code)
-        {
-            None => true,
-            Some((_, None)) => false,
-            Some((_, Some(severity))) => {
-                finding.severity = *severity;
-                true
-            }
+            .find(|(rule, _)| rule.code == finding.rule.code);
+        if let Some((_, Some(severity))) = configured {
+            finding.severity = *severity;
         }
-    });
+    }
 }
 
 #[cfg(test)]

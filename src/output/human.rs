@@ -275,7 +275,8 @@ pub fn concise(report: &Report) -> String {
     terminal::guard_lines(out)
 }
 
-fn summary_line(report: &Report) -> String {
+/// The closing line of the human and concise reports.
+pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
     let units = match s.units {
         0 => String::new(),

@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod sarif;
+pub mod statistics;
 
 use clap::ValueEnum;
 

@@ -175,6 +175,11 @@ impl Revision {
         listing::normalise(&relative).ok_or_else(outside)
     }
 
+    /// Whether the revision has a file or directory at `path` (as [`Self::locate`] takes it).
+    pub fn has(&self, path: &Path) -> Result<bool, Error> {
+        Ok(self.probe(&self.locate(path)?)?.is_some())
+    }
+
     /// How the working tree's walk names the file at `path`: relative to the directory the
     /// revision was resolved in when below it, else absolute.
     fn working_tree_name(&self, path: &RepoPath) -> Arc<str> {
