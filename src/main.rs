@@ -90,6 +90,13 @@ fn warn(warnings: &[String]) {
     }
 }
 
+fn note(notes: &[String]) {
+    let mut stderr = std::io::stderr().lock();
+    for note in notes {
+        let _ = writeln!(stderr, "kvlint: note: {}", terminal::line(note));
+    }
+}
+
 fn fails(report: &Report, fail_on: FailOn) -> bool {
     exceeds(report.worst(), fail_on)
 }
@@ -285,17 +292,15 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
             )));
         };
         let is_vm = |kind: &str| matches!(kind, "VirtualMachine" | "VirtualMachinePool");
-        let known = report
-            .rendered
-            .iter()
-            .any(|r| r.namespace == namespace && r.name == name)
-            || report.findings.iter().any(|finding| {
-                finding.object.as_ref().is_some_and(|object| {
-                    is_vm(&object.kind)
-                        && object.namespace.as_deref().unwrap_or_default() == namespace
-                        && object.name == name
-                })
-            });
+        let known = report.rendered.iter().any(|r| {
+            r.namespace == namespace && (r.name == name || r.pool.as_deref() == Some(name))
+        }) || report.findings.iter().any(|finding| {
+            finding.object.as_ref().is_some_and(|object| {
+                is_vm(&object.kind)
+                    && object.namespace.as_deref().unwrap_or_default() == namespace
+                    && object.name == name
+            })
+        });
         if !known {
             return Err(Error::Usage(format!(
                 "--vm {wanted}: no VirtualMachine of that namespace and name among the checked files"
@@ -335,7 +340,13 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     let rendered: Vec<_> = report
         .rendered
         .iter()
-        .filter(|r| selected(&r.namespace, &r.name) && in_unit(r))
+        .filter(|r| {
+            let by_pool = r
+                .pool
+                .as_deref()
+                .is_some_and(|pool| selected(&r.namespace, pool));
+            (selected(&r.namespace, &r.name) || by_pool) && in_unit(r)
+        })
         .collect();
     let text = kvlint::commands::render::render_output(&rendered, args.format);
     // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
@@ -614,6 +625,7 @@ fn main() -> ExitCode {
             .and_then(|options| check::run(&options))
             .and_then(|report| {
                 warn(&report.warnings);
+                note(&kvlint::output::ignore::left_out(&report));
                 write_stdout(&match args.format {
                     IgnoreFormat::Yaml => kvlint::output::ignore::yaml(&report),
                     IgnoreFormat::Json => kvlint::output::ignore::json(&report),

@@ -536,7 +536,7 @@ fn yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize() 
         ("argocd/kust.yaml", &application("kust", "apps/kust", "")),
     ]);
     let report = report(dir.path());
-    let ambiguous: Vec<String> = findings(&report, "KV0003")
+    let ambiguous: Vec<String> = findings(&report, "KV0015")
         .iter()
         .map(|d| format!("{}:{}", d["file"].as_str().unwrap(), d["line"]))
         .collect();

@@ -3,6 +3,7 @@
 
 mod objects;
 mod pipeline;
+mod pool;
 pub mod vm;
 
 use std::sync::Arc;

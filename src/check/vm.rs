@@ -34,14 +34,16 @@ pub struct Rendered {
     pub origins: Vec<String>,
     /// The unit the VM was rendered in (its directory), for VMs of a Kustomize unit.
     pub unit: Option<String>,
+    /// The VirtualMachinePool that creates the VM, for the VMs of a pool.
+    pub pool: Option<String>,
 }
 
 /// Everything kvlint concluded about one VM.
 #[derive(Clone, Debug, Default)]
 pub struct VmReport {
     pub findings: Vec<Finding>,
-    /// The rendered VM, when asked for.
-    pub rendered: Option<Rendered>,
+    /// The rendered VM (the VMs a pool creates), when asked for.
+    pub rendered: Vec<Rendered>,
     /// Whether the VM could be rendered.
     pub renders: bool,
 }
@@ -64,6 +66,15 @@ impl VmView<'_> {
         Cow::Owned(FieldPath(segments))
     }
 
+    /// A KubeVirt field (or a message that names fields) as the object's validator says it:
+    /// the pool validator checks the template's VM spec under `spec.virtualMachineTemplate`.
+    fn kubevirt_text(&self, text: &str) -> String {
+        if self.base.0.is_empty() {
+            return text.to_owned();
+        }
+        super::pool::under_template(text)
+    }
+
     fn finding(
         &self,
         rule: &'static rules::Rule,
@@ -83,7 +94,23 @@ fn vm_path_of(field: &str) -> FieldPath {
     if let Some(key) = field.strip_prefix("annotations.") {
         return FieldPath::parse("spec.template.metadata.annotations").key(key);
     }
+    // A few causes name the feature rather than the field that uses it.
+    let field = match field {
+        "spec.template.spec.HostDevices" => "spec.template.spec.domain.devices.hostDevices",
+        "spec.template.spec.GPUs" => "spec.template.spec.domain.devices.gpus",
+        "spec.template.spec.Sound" => "spec.template.spec.domain.devices.sound",
+        other => other,
+    };
     FieldPath::parse(field)
+}
+
+/// How to tell kvlint that the cluster enables a feature gate a refusal names.
+fn feature_gate_help(message: &str, version: impl std::fmt::Display) -> Option<String> {
+    message.contains("feature gate").then(|| {
+        format!(
+            "kvlint checks against KubeVirt {version} with the feature gates it is told of: if the cluster enables this one, declare them under `cluster: developerConfiguration: featureGates: [...]` in .kvlint.yaml, or commit the cluster's KubeVirt object (spec.configuration.developerConfiguration.featureGates) or HyperConverged object with the checked files"
+        )
+    })
 }
 
 /// Where in the instance type a conflicting VM field comes from.
@@ -356,14 +383,20 @@ impl Analysis<'_, '_> {
                         cause.message,
                     )
                     .with_kubevirt_field(cause.field),
-                Rejection::VmSpec(cause) => self
-                    .view
-                    .finding(
-                        &rules::VM_SPEC_INVALID,
-                        &vm_path_of(&cause.field),
-                        cause.message,
-                    )
-                    .with_kubevirt_field(cause.field),
+                Rejection::VmSpec(cause) => {
+                    let finding = self
+                        .view
+                        .finding(
+                            &rules::VM_SPEC_INVALID,
+                            &vm_path_of(&cause.field),
+                            self.view.kubevirt_text(&cause.message),
+                        )
+                        .with_kubevirt_field(self.view.kubevirt_text(&cause.field));
+                    match feature_gate_help(&cause.message, self.profile.version) {
+                        Some(help) => finding.with_help(help),
+                        None => finding,
+                    }
+                }
                 Rejection::Panic(message) => {
                     self.view
                         .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message)
@@ -647,6 +680,9 @@ pub fn analyze_vm<'a>(
     {
         metadata.insert("namespace".to_owned(), namespace.clone().into());
     }
+    // The pool object is stored as written (KubeVirt has no mutating webhook for pools); the
+    // VMs its controller creates are not in Git, so nothing drifts.
+    let is_pool = !base.0.is_empty();
     let mut analysis = Analysis {
         profile,
         view: VmView { object, base },
@@ -739,7 +775,7 @@ pub fn analyze_vm<'a>(
             .and_then(Value::as_array)
             .is_some_and(|templates| !templates.is_empty());
         let rejections = validate::validate(mutation.vm, specs, &find_errors, profile, true);
-        if rejections.is_empty() {
+        if rejections.is_empty() && !is_pool {
             for drift in drifts {
                 let fix = if wanted.fixes {
                     let identity = format!(
@@ -761,7 +797,7 @@ pub fn analyze_vm<'a>(
     if inference_failed {
         return VmReport {
             findings: analysis.findings,
-            rendered: None,
+            rendered: Vec::new(),
             renders: false,
         };
     }
@@ -782,7 +818,7 @@ pub fn analyze_vm<'a>(
         }
         return VmReport {
             findings: analysis.findings,
-            rendered: None,
+            rendered: Vec::new(),
             renders: false,
         };
     }
@@ -794,7 +830,7 @@ pub fn analyze_vm<'a>(
     if !matchers && !keep_rendered {
         return VmReport {
             findings: analysis.findings,
-            rendered: None,
+            rendered: Vec::new(),
             renders: true,
         };
     }
@@ -802,7 +838,7 @@ pub fn analyze_vm<'a>(
         Ok(_) if !keep_rendered => {
             return VmReport {
                 findings: analysis.findings,
-                rendered: None,
+                rendered: Vec::new(),
                 renders: true,
             };
         }
@@ -849,40 +885,46 @@ pub fn analyze_vm<'a>(
             None
         }
     };
+    let renders = rendered.is_some();
+    let rendered = match rendered {
+        None => Vec::new(),
+        Some(value) => {
+            let one = |name: String, value: Value, pool: Option<String>| Rendered {
+                namespace: object.namespace.clone().unwrap_or_default(),
+                name,
+                file: Arc::clone(&object.file),
+                line: object.node.span.start.line,
+                value,
+                origins: origins.clone(),
+                unit: object
+                    .rendered_in
+                    .as_ref()
+                    .map(|rendered| rendered.unit.path.clone()),
+                pool,
+            };
+            if is_pool {
+                let pool = object.node.to_json();
+                super::pool::created_vms(&pool, &object.name, &value)
+                    .into_iter()
+                    .map(|vm| {
+                        let name = vm
+                            .pointer("/metadata/name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned();
+                        one(name, vm, Some(object.name.clone()))
+                    })
+                    .collect()
+            } else {
+                vec![one(object.name.clone(), value, None)]
+            }
+        }
+    };
     VmReport {
-        renders: rendered.is_some(),
-        rendered: rendered.map(|value| Rendered {
-            namespace: object.namespace.clone().unwrap_or_default(),
-            name: object.name.clone(),
-            file: Arc::clone(&object.file),
-            line: object.node.span.start.line,
-            value: wrap_for_output(object, value),
-            origins,
-            unit: object
-                .rendered_in
-                .as_ref()
-                .map(|rendered| rendered.unit.path.clone()),
-        }),
+        renders,
+        rendered,
         findings: analysis.findings,
     }
-}
-
-/// A pool's rendered template goes back into the pool object.
-fn wrap_for_output(object: &Object, rendered: Value) -> Value {
-    if object.kind == "VirtualMachine" {
-        return rendered;
-    }
-    let mut pool = object.node.to_json();
-    if let Some(template) = pool
-        .pointer_mut("/spec/virtualMachineTemplate")
-        .and_then(Value::as_object_mut)
-    {
-        template.insert(
-            "spec".to_owned(),
-            rendered.field("spec").cloned().unwrap_or(Value::Null),
-        );
-    }
-    pool
 }
 
 /// Whether an object is analyzed as a VM.

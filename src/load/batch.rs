@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{
-    LoadOptions, Loaded, attach_origins, collect_objects, load_file, notice_finding, point,
-};
+use super::{LoadOptions, Loaded, attach_origins, collect_objects, load_file, point, push_notices};
 use crate::diag::{Finding, Location};
 use crate::k8s::{self, Kustomizations};
 use crate::rules;
@@ -309,7 +307,9 @@ pub fn deferred_objects(
             continue;
         }
         let span = doc.root.span;
+        let is_manifest = doc.root.get("apiVersion").is_some() && doc.root.get("kind").is_some();
         let before = loaded.objects.len();
+        let findings_before = loaded.findings.len();
         collect_objects(
             &file.display,
             &unit,
@@ -318,7 +318,7 @@ pub fn deferred_objects(
             &mut loaded.objects,
             &mut loaded.findings,
         );
-        if loaded.objects.len() == before {
+        if loaded.objects.len() == before && !is_manifest {
             loaded.findings.push(Finding::new(
                 &rules::SKIPPED_FILE,
                 Location {
@@ -328,9 +328,12 @@ pub fn deferred_objects(
                 "skipped: this document is not a Kubernetes object (it has no apiVersion and kind)",
             ));
         } else {
-            for notice in &doc.notices {
-                loaded.findings.push(notice_finding(&file.display, notice));
-            }
+            push_notices(
+                &mut loaded.findings,
+                findings_before,
+                &file.display,
+                &doc.notices,
+            );
         }
     }
     loaded

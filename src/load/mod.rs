@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 mod batch;
+mod string_fields;
 
 pub use batch::{DeferredFile, FirstPass, deferred_objects, first_pass, kustomizations};
 
@@ -315,6 +316,8 @@ fn load_file(
             continue;
         }
         let span = doc.root.span;
+        let is_manifest = doc.root.get("apiVersion").is_some() && doc.root.get("kind").is_some();
+        let findings_before = loaded.findings.len();
         let mut found = Vec::new();
         collect_objects(
             display,
@@ -327,14 +330,11 @@ fn load_file(
         if let (Some(read), Some(text)) = (options.embedded, text) {
             embedded_objects(read, display, text, options, &mut found, loaded);
         }
-        if found.is_empty() {
+        if found.is_empty() && !is_manifest {
             not_manifests.push(span);
         } else {
             manifests += 1;
-            // YAML notices matter only for what Kubernetes will read.
-            for notice in &doc.notices {
-                loaded.findings.push(notice_finding(display, notice));
-            }
+            push_notices(&mut loaded.findings, findings_before, display, &doc.notices);
         }
         loaded.objects.extend(found);
     }
@@ -380,6 +380,27 @@ fn embedded_objects(
     }
     found.append(&mut objects);
     crate::suppress::inline::cover_embedded(&mut loaded.suppressions, display, &manifests);
+}
+
+/// The YAML notices of a manifest document (they matter only for what Kubernetes reads),
+/// after the document's findings from `since` on: a value already refused for not being a
+/// string has its finding.
+pub(crate) fn push_notices(
+    findings: &mut Vec<Finding>,
+    since: usize,
+    file: &Arc<str>,
+    notices: &[yaml::Notice],
+) {
+    let refused: Vec<Span> = findings[since.min(findings.len())..]
+        .iter()
+        .filter(|f| string_fields::is_refusal(f))
+        .map(|f| f.location.span)
+        .collect();
+    for notice in notices {
+        if !refused.contains(&notice.span) {
+            findings.push(notice_finding(file, notice));
+        }
+    }
 }
 
 pub(crate) fn notice_finding(file: &Arc<str>, notice: &yaml::Notice) -> Finding {
@@ -489,14 +510,22 @@ fn collect_objects(
             .and_then(Node::as_str)
             .map(|g| format!("{g}*"))
     }) else {
-        findings.push(Finding::new(
-            &rules::INVALID_OBJECT,
-            Location {
-                file: Arc::clone(file),
-                span: metadata.map_or(node.span, |m| m.span),
-            },
-            format!("{kind} has no metadata.name"),
-        ));
+        let not_strings = string_fields::identity(&node);
+        if not_strings.is_empty() {
+            findings.push(Finding::new(
+                &rules::INVALID_OBJECT,
+                Location {
+                    file: Arc::clone(file),
+                    span: metadata.map_or(node.span, |m| m.span),
+                },
+                format!("{kind} has no metadata.name"),
+            ));
+        }
+        findings.extend(
+            not_strings
+                .iter()
+                .map(|field| string_fields::finding(file, None, field)),
+        );
         return;
     };
     let cluster_scoped = k8s::is_cluster_scoped(&group, &kind);
@@ -521,6 +550,13 @@ fn collect_objects(
         rendered_in: None,
     };
     findings.extend(k8s::names::findings(&object));
+    let object_ref = object.object_ref();
+    findings.extend(
+        string_fields::identity(&object.node)
+            .iter()
+            .chain(&string_fields::labels_and_annotations(&object.node))
+            .map(|field| string_fields::finding(file, Some(&object_ref), field)),
+    );
     out.push(object);
 }
 

@@ -358,6 +358,45 @@ fn flux_yaml(plan: &Plan) -> String {
 }
 
 /// The engine's ignore rules as YAML, with comments on what they do.
+/// The VMs kvlint predicts no drift for because KubeVirt refuses them or their instance type
+/// or preference cannot be resolved (so they get no ignore rule): one note each, with the
+/// first reason, in report order.
+pub fn left_out(report: &Report) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    report
+        .findings
+        .iter()
+        .filter(|f| {
+            f.severity == crate::diag::Severity::Error
+                && matches!(
+                    f.rule.category,
+                    crate::diag::Category::Reject | crate::diag::Category::Unresolved
+                )
+        })
+        .filter_map(|f| {
+            let object = f.object.as_ref()?;
+            if !matches!(object.kind.as_str(), "VirtualMachine" | "VirtualMachinePool") {
+                return None;
+            }
+            let name = format!(
+                "{}/{}",
+                object.namespace.as_deref().unwrap_or(FALLBACK_NAMESPACE),
+                object.name
+            );
+            seen.insert(name.clone()).then(|| {
+                format!(
+                    "{name} ({}:{}) is left out: kvlint predicts no drift for a VM it cannot render ({} {}: {})",
+                    f.location.file,
+                    f.location.span.start.line,
+                    f.rule.code,
+                    f.rule.name,
+                    f.message
+                )
+            })
+        })
+        .collect()
+}
+
 pub fn yaml(report: &Report) -> String {
     let gitops = report.drift_policy.gitops;
     let plan = plan(report);

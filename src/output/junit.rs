@@ -272,6 +272,7 @@ mod tests {
             value: json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine"}),
             origins: Vec::new(),
             unit: None,
+            pool: None,
         }
     }
 

@@ -26,6 +26,9 @@ pub use repo::repository_root;
 pub const FILE_NAME: &str = ".kvlint.yaml";
 /// The names the configuration file may have in a directory, in the order they are looked for.
 pub const FILE_NAMES: [&str; 2] = [FILE_NAME, ".kvlint.yml"];
+/// The baseline file the README names (`check --write-baseline .kvlint-baseline.json`): kvlint's
+/// own output, which the walk does not take for a manifest either.
+pub const BASELINE_FILE_NAME: &str = ".kvlint-baseline.json";
 
 /// A file read into memory: its display name and its bytes.
 pub type NamedBytes = (Arc<str>, Arc<[u8]>);
@@ -133,9 +136,12 @@ struct Filters {
 
 impl Filters {
     fn selects(&self, root: &Path, path: &Path) -> bool {
-        let configuration = path
-            .file_name()
-            .is_some_and(|name| FILE_NAMES.iter().any(|f| name == *f));
+        let configuration = path.file_name().is_some_and(|name| {
+            FILE_NAMES
+                .iter()
+                .chain([&BASELINE_FILE_NAME])
+                .any(|f| name == *f)
+        });
         if !is_manifest_name(path) || configuration {
             return false;
         }

@@ -117,7 +117,9 @@ impl SideVm<'_> {
 pub(super) fn side_vms<'a>(report: &'a Report, inputs: &'a Inputs) -> BTreeMap<VmKey, SideVm<'a>> {
     let mut vms: BTreeMap<VmKey, SideVm<'a>> = BTreeMap::new();
     for rendered in &report.rendered {
-        let key = VmKey::new(&rendered.namespace, &rendered.name);
+        // A pool's VMs share its template: the first stands for the pool.
+        let name = rendered.pool.as_deref().unwrap_or(&rendered.name);
+        let key = VmKey::new(&rendered.namespace, name);
         let vm = vms.entry(key).or_default();
         if vm.rendered.is_none() {
             vm.rendered = Some(rendered);

@@ -59,6 +59,7 @@ fn rendered(value: Value, instancetype: Option<&str>) -> Rendered {
             })
             .unwrap_or_default(),
         unit: None,
+        pool: None,
     }
 }
 

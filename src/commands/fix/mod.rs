@@ -4,6 +4,7 @@
 //! actions into minimal text edits of the file, `run` applies them and checks the result again,
 //! and `write` writes the files.
 
+mod lines;
 mod roots;
 mod run;
 mod units;

@@ -10,10 +10,11 @@ use serde::Serialize;
 
 use super::Action;
 use super::edit::{EditableText, apply_edits};
+use super::lines::LineMap;
 use super::roots::Roots;
 use crate::check::{self, Options, Report};
 use crate::config::ConfigChoice;
-use crate::diag::{Finding, ObjectRef};
+use crate::diag::{Finding, ObjectRef, Severity};
 use crate::error::Error;
 use crate::rules::{self, FixKind, Rule, fix_kind};
 use crate::source::Input;
@@ -299,20 +300,35 @@ struct Verdict {
     failed: HashMap<Unit, String>,
 }
 
+/// What the re-check of a pass may show without failing the fixes that made it show.
+struct Accepted<'a> {
+    /// Findings this run fixes in turn.
+    fixed_next: &'a HashSet<Identity>,
+    /// Findings that are not errors, of a rule this run already reports: revealing one on an
+    /// object whose fixes are all safe tells nothing new and refuses nothing.
+    revealed: &'a HashSet<Identity>,
+}
+
 /// Why the fixes of an object of `file` are not acceptable: one of its targeted findings is
 /// still there, or a new finding appeared that this run does not fix in turn (a VM that
-/// KubeVirt refused before the fix may now be admitted, and its drift becomes visible). A new
-/// finding on an object that had no fix in this pass (or on none) fails every object of the
-/// file: its cause is not known.
+/// KubeVirt refused before the fix may now be admitted, and its drift becomes visible) and
+/// that is not a mere reveal by safe fixes ([`Accepted`]). A new finding on an object that had
+/// no fix in this pass (or on none) fails every object of the file: its cause is not known.
 fn verify(
     file: &Arc<str>,
     pass: &FilePass,
     before: &HashMap<Identity, usize>,
     after_in_file: &[(&Identity, usize)],
     after: &HashMap<Identity, usize>,
-    fixed_next: &HashSet<Identity>,
+    accepted: &Accepted<'_>,
 ) -> Verdict {
     let units: BTreeSet<Unit> = pass.applied.iter().map(|(_, id)| unit_of(id)).collect();
+    let unsafe_units: BTreeSet<Unit> = pass
+        .applied
+        .iter()
+        .filter(|(applied, _)| applied.kind != FixKind::Safe)
+        .map(|(_, id)| unit_of(id))
+        .collect();
     let mut failed: HashMap<Unit, String> = HashMap::new();
     for (_, id) in &pass.applied {
         if after.contains_key(id) {
@@ -327,8 +343,13 @@ fn verify(
     }
     let mut new: BTreeMap<Option<Unit>, Vec<String>> = BTreeMap::new();
     for (id, n) in after_in_file {
-        if before.get(*id).copied().unwrap_or(0) < *n && !fixed_next.contains(*id) {
+        if before.get(*id).copied().unwrap_or(0) < *n && !accepted.fixed_next.contains(*id) {
             let unit = Some(unit_of(id)).filter(|u| units.contains(u));
+            let revealed_by_safe_fixes = accepted.revealed.contains(*id)
+                && unit.as_ref().is_some_and(|u| !unsafe_units.contains(u));
+            if revealed_by_safe_fixes {
+                continue;
+            }
             new.entry(unit).or_default().push(format!(
                 "{} at `{}`",
                 id.1,
@@ -446,6 +467,8 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             .collect(),
         ..Outcome::default()
     };
+    let reported_rules: HashSet<&'static str> =
+        report.findings.iter().map(|f| f.rule.code).collect();
     let mut current = originals.clone();
     let mut blocked: HashSet<Identity> = HashSet::new();
     // A fix on a rendered object that no single edit of its line can make right is refused
@@ -476,6 +499,11 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
                 && !blocked.contains(&identity(finding))
         };
         let by_file = pass_findings(&report, &wanted_here, &one_by_one);
+        // Lines of this pass's texts, reported as the lines of the files as they were read.
+        let mut line_maps: HashMap<Arc<str>, LineMap> = HashMap::new();
+        let mut original_line = |file: &Arc<str>, line: u32| {
+            original_line_of(&originals, &current, &mut line_maps, file, line)
+        };
         let mut trial = current.clone();
         let mut passes = BTreeMap::new();
         let mut newly_blocked = false;
@@ -483,7 +511,10 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             let pass = fix_file(&current[file], findings);
             for (skipped, id) in &pass.skipped {
                 newly_blocked |= blocked.insert(id.clone());
-                outcome.skipped.push(skipped.clone());
+                outcome.skipped.push(Skipped {
+                    line: original_line(file, skipped.line),
+                    ..skipped.clone()
+                });
             }
             if pass.text != current[file] {
                 trial.insert(Arc::clone(file), pass.text.clone());
@@ -514,18 +545,32 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             .map(identity)
             .filter(|id| !blocked.contains(id))
             .collect();
+        let revealed: HashSet<Identity> = after_report
+            .findings
+            .iter()
+            .filter(|f| f.severity != Severity::Error && reported_rules.contains(f.rule.code))
+            .map(identity)
+            .collect();
         let mut undone = false;
         for (file, (pass, findings)) in &passes {
             let in_file = after_by_file.get(file).map_or(&[][..], Vec::as_slice);
-            let verdict = verify(file, pass, &before, in_file, &after, &fixed_next);
+            let accepted = Accepted {
+                fixed_next: &fixed_next,
+                revealed: &revealed,
+            };
+            let verdict = verify(file, pass, &before, in_file, &after, &accepted);
             let mut fixes_of: HashMap<Unit, usize> = HashMap::new();
             for (_, id) in &pass.applied {
                 *fixes_of.entry(unit_of(id)).or_default() += 1;
             }
             for (applied, id) in &pass.applied {
                 let unit = unit_of(id);
+                let line = original_line(file, applied.line);
                 match verdict.failed.get(&unit) {
-                    None => outcome.applied.push(applied.clone()),
+                    None => outcome.applied.push(Applied {
+                        line,
+                        ..applied.clone()
+                    }),
                     Some(_) if fixes_of[&unit] > 1 => {
                         one_by_one.insert(unit);
                     }
@@ -533,7 +578,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
                         blocked.insert(id.clone());
                         outcome.skipped.push(Skipped {
                             file: Arc::clone(&applied.file),
-                            line: applied.line,
+                            line,
                             rule: applied.rule,
                             reason: reason.clone(),
                         });
@@ -558,6 +603,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     }
     if !finished {
         // Never a silent partial run: what is left is reported.
+        let mut line_maps: HashMap<Arc<str>, LineMap> = HashMap::new();
         for finding in &report.findings {
             if wanted(finding, options.unsafe_fixes, minor)
                 && current.contains_key(&finding.location.file)
@@ -565,7 +611,13 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             {
                 outcome.skipped.push(Skipped {
                     file: Arc::clone(&finding.location.file),
-                    line: finding.location.span.start.line,
+                    line: original_line_of(
+                        &originals,
+                        &current,
+                        &mut line_maps,
+                        &finding.location.file,
+                        finding.location.span.start.line,
+                    ),
                     rule: finding.rule,
                     reason: format!(
                         "not tried: kvlint fix stops after {MAX_PASSES} passes over the files; run it again"
@@ -590,6 +642,25 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     });
     outcome.skipped.dedup();
     Ok(outcome)
+}
+
+/// `line` of `file` as it stands in `current`, as the line of the file as it was read.
+fn original_line_of(
+    originals: &BTreeMap<Arc<str>, String>,
+    current: &BTreeMap<Arc<str>, String>,
+    maps: &mut HashMap<Arc<str>, LineMap>,
+    file: &Arc<str>,
+    line: u32,
+) -> u32 {
+    let (Some(original), Some(now)) = (originals.get(file), current.get(file)) else {
+        return line;
+    };
+    if original == now {
+        return line;
+    }
+    maps.entry(Arc::clone(file))
+        .or_insert_with(|| LineMap::new(original, now))
+        .original(line)
 }
 
 /// The fixes as text lines, `file:line: CODE description`, and a summary line.

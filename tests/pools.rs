@@ -1,0 +1,139 @@
+//! VirtualMachinePools as KubeVirt treats them: the pool object is stored as written (no
+//! mutating webhook), its template gets the pool validator's findings under
+//! `spec.virtualMachineTemplate`, and `render` shows the VMs the pool controller creates.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const RENDERS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/cases/vm-pool-renders/pool.yaml"
+);
+
+fn kvlint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args(args)
+        .output()
+        .expect("kvlint runs")
+}
+
+fn diagnostics(args: &[&str]) -> Vec<Value> {
+    let output = kvlint(args);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    report["diagnostics"].as_array().unwrap().clone()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_pool_gets_no_drift_findings() {
+    let found = diagnostics(&["check", "--format", "json", RENDERS]);
+    let drift: Vec<&Value> = found.iter().filter(|d| d["category"] == "drift").collect();
+    assert!(drift.is_empty(), "{drift:#?}");
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn render_shows_the_vms_the_pool_controller_creates() {
+    let output = kvlint(&["render", "--format", "json", RENDERS]);
+    assert!(output.status.success(), "{output:?}");
+    let vms: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = vms
+        .iter()
+        .map(|vm| vm["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["web-0", "web-1"]);
+    for (index, vm) in vms.iter().enumerate() {
+        assert_eq!(vm["kind"], "VirtualMachine");
+        assert_eq!(vm["metadata"]["namespace"], "apps");
+        assert_eq!(vm["metadata"]["labels"]["app"], "web");
+        let spec = &vm["spec"];
+        let suffix = format!("-{index}");
+        assert_eq!(
+            spec["dataVolumeTemplates"][0]["metadata"]["name"],
+            format!("root{suffix}")
+        );
+        let volumes = &spec["template"]["spec"]["volumes"];
+        assert_eq!(volumes[0]["dataVolume"]["name"], format!("root{suffix}"));
+        // nameGeneration.appendIndexToConfigMapRefs
+        assert_eq!(
+            volumes[1]["configMap"]["name"],
+            format!("web-config{suffix}")
+        );
+    }
+}
+
+#[test]
+fn render_selects_a_pools_vms_by_the_pool_or_a_vm_name() {
+    for (selector, expected) in [("apps/web", 2), ("apps/web-1", 1)] {
+        let output = kvlint(&["render", "--format", "json", "--vm", selector, RENDERS]);
+        assert!(output.status.success(), "{selector}: {output:?}");
+        let vms: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(vms.len(), expected, "{selector}");
+    }
+}
+
+#[test]
+fn replicas_default_to_one_as_the_pool_controller_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(RENDERS)
+        .unwrap()
+        .replace("  replicas: 2\n", "");
+    let file = write(dir.path(), "pool.yaml", &text);
+    let output = kvlint(&["render", "--format", "json", &file]);
+    let vms: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(vms.len(), 1);
+    assert_eq!(vms[0]["metadata"]["name"], "web-0");
+}
+
+#[test]
+fn the_pool_validator_names_template_fields_under_the_virtual_machine_template() {
+    let dir = tempfile::tempdir().unwrap();
+    // A disk without a volume: ValidateVirtualMachineSpec refuses it, and the pool validator
+    // names the field under spec.virtualMachineTemplate.spec.
+    let text = std::fs::read_to_string(RENDERS).unwrap().replace(
+        "                - name: root\n",
+        "                - name: nosuch\n",
+    );
+    let file = write(dir.path(), "pool.yaml", &text);
+    let found = diagnostics(&["check", "--format", "json", &file]);
+    let refusals: Vec<&Value> = found.iter().filter(|d| d["code"] == "KV1008").collect();
+    assert!(!refusals.is_empty(), "{found:#?}");
+    for refusal in refusals {
+        let field = refusal["kubevirt_field"].as_str().unwrap();
+        let path = refusal["path"].as_str().unwrap();
+        let message = refusal["message"].as_str().unwrap();
+        assert!(
+            field.starts_with("spec.virtualMachineTemplate.spec."),
+            "{refusal:#?}"
+        );
+        assert!(
+            path.starts_with("spec.virtualMachineTemplate.spec."),
+            "{refusal:#?}"
+        );
+        assert!(
+            !message.contains(" spec.template") && !message.starts_with("spec.template"),
+            "{refusal:#?}"
+        );
+    }
+    assert!(found.iter().all(|d| d["category"] != "drift"), "{found:#?}");
+}
+
+#[test]
+fn a_hostile_replica_count_renders_a_bounded_number_of_vms() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(RENDERS)
+        .unwrap()
+        .replace("  replicas: 2\n", "  replicas: 2147483647\n");
+    let file = write(dir.path(), "pool.yaml", &text);
+    let output = kvlint(&["render", "--format", "json", &file]);
+    assert!(output.status.success(), "{:?}", output.status);
+    let vms: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(vms.len(), 1000);
+}
