@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -157,6 +158,9 @@ func newCluster(objects []runtime.Object) *cluster {
 	kubevirtClient := kubevirtfake.NewSimpleClientset(kubevirtObjects...)
 	cdiClient := cdifake.NewSimpleClientset(cdiObjects...)
 	snapshotClient := snapshotfake.NewSimpleClientset(snapshotObjects...)
+	for _, fake := range []*k8stesting.Fake{&k8sClient.Fake, &kubevirtClient.Fake, &cdiClient.Fake, &snapshotClient.Fake} {
+		fake.PrependReactor("get", "*", refuseEmptyName)
+	}
 
 	client := kubecli.NewMockKubevirtClient(gomock.NewController(panickingReporter{}))
 	expect := client.EXPECT()
@@ -181,6 +185,15 @@ func newCluster(objects []runtime.Object) *cluster {
 		dataSourceStore:   dataSourceInformer,
 		namespaceInformer: namespaceInformer,
 	}
+}
+
+// refuseEmptyName answers a get without a name as client-go's REST client does, before any
+// request is sent (the fake clients would answer "not found").
+func refuseEmptyName(action k8stesting.Action) (bool, runtime.Object, error) {
+	if get, ok := action.(k8stesting.GetAction); ok && get.GetName() == "" {
+		return true, nil, errors.New("resource name may not be empty")
+	}
+	return false, nil, nil
 }
 
 // clusterConfig: the case's KubeVirt CR, or KubeVirt's defaults; amd64 nodes; CDI installed.

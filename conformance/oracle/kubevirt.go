@@ -26,24 +26,33 @@ import (
 
 const oracleUser = "system:serviceaccount:default:kvlint-oracle"
 
+// cause is a StatusCause as the case files name its members.
+type cause struct {
+	Type    metav1.CauseType `json:"type,omitempty"`
+	Message string           `json:"message,omitempty"`
+	Field   string           `json:"field,omitempty"`
+}
+
 // verdict is how one admission webhook answered, or that it panicked.
 type verdict struct {
-	Allowed  bool                 `json:"allowed"`
-	Stage    string               `json:"stage,omitempty"`
-	Code     int32                `json:"code,omitempty"`
-	Message  string               `json:"message,omitempty"`
-	Causes   []metav1.StatusCause `json:"causes"`
-	Warnings []string             `json:"warnings,omitempty"`
-	Panic    string               `json:"panic,omitempty"`
+	Allowed  bool     `json:"allowed"`
+	Stage    string   `json:"stage,omitempty"`
+	Code     int32    `json:"code,omitempty"`
+	Message  string   `json:"message,omitempty"`
+	Causes   []cause  `json:"causes"`
+	Warnings []string `json:"warnings,omitempty"`
+	Panic    string   `json:"panic,omitempty"`
 }
 
 func verdictOf(stage string, response *admissionv1.AdmissionResponse) verdict {
-	v := verdict{Allowed: response.Allowed, Causes: []metav1.StatusCause{}, Warnings: response.Warnings}
+	v := verdict{Allowed: response.Allowed, Causes: []cause{}, Warnings: response.Warnings}
 	if result := response.Result; result != nil {
 		v.Code = result.Code
 		v.Message = result.Message
-		if result.Details != nil && result.Details.Causes != nil {
-			v.Causes = result.Details.Causes
+		if result.Details != nil {
+			for _, c := range result.Details.Causes {
+				v.Causes = append(v.Causes, cause{Type: c.Type, Message: c.Message, Field: c.Field})
+			}
 		}
 	}
 	if !v.Allowed {
@@ -112,7 +121,7 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 		return admission{}, err
 	}
 	if panicked != "" {
-		return admission{verdict: verdict{Stage: "mutating", Causes: []metav1.StatusCause{}, Panic: panicked}}, nil
+		return admission{verdict: verdict{Stage: "mutating", Causes: []cause{}, Panic: panicked}}, nil
 	}
 	if !response.Allowed {
 		return admission{verdict: verdictOf("mutating", response)}, nil
@@ -147,7 +156,7 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 		return admission{}, err
 	}
 	if panicked != "" {
-		return admission{verdict: verdict{Stage: "validating", Causes: []metav1.StatusCause{}, Panic: panicked}, mutated: stored}, nil
+		return admission{verdict: verdict{Stage: "validating", Causes: []cause{}, Panic: panicked}, mutated: stored}, nil
 	}
 	return admission{verdict: verdictOf("validating", response), mutated: stored}, nil
 }
@@ -232,7 +241,7 @@ func admitObject(m manifest, raw []byte) (verdict, bool, error) {
 		return verdict{}, false, err
 	}
 	if panicked != "" {
-		return verdict{Stage: "validating", Causes: []metav1.StatusCause{}, Panic: panicked}, true, nil
+		return verdict{Stage: "validating", Causes: []cause{}, Panic: panicked}, true, nil
 	}
 	return verdictOf("validating", response), true, nil
 }
