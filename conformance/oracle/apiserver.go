@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+)
+
+// What the API server does to a custom resource before any webhook sees it, for the parts
+// that change what KubeVirt's code reads:
+//   - field names match case-sensitively: a key that names no field of the schema exactly is
+//     an unknown field and is pruned (Go's encoding/json alone would match it ignoring case);
+//   - a null for a non-nullable field is pruned (PruneNonNullableNullsWithoutDefaults).
+// The schema of KubeVirt's CRDs is generated from its Go types, so the Go type stands for it.
+
+var (
+	jsonUnmarshaler = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+)
+
+// pruneAsAPIServer returns value with unknown fields and nulls removed, following typ.
+func pruneAsAPIServer(value interface{}, typ reflect.Type) interface{} {
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if opaque(typ) {
+		return value
+	}
+	switch typ.Kind() {
+	case reflect.Struct:
+		object, ok := value.(map[string]interface{})
+		if !ok {
+			return value
+		}
+		fields := jsonFields(typ)
+		out := make(map[string]interface{}, len(object))
+		for key, item := range object {
+			fieldType, known := fields[key]
+			if !known || item == nil {
+				continue
+			}
+			out[key] = pruneAsAPIServer(item, fieldType)
+		}
+		return out
+	case reflect.Map:
+		object, ok := value.(map[string]interface{})
+		if !ok {
+			return value
+		}
+		out := make(map[string]interface{}, len(object))
+		for key, item := range object {
+			if item == nil {
+				continue
+			}
+			out[key] = pruneAsAPIServer(item, typ.Elem())
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		list, ok := value.([]interface{})
+		if !ok {
+			return value
+		}
+		out := make([]interface{}, len(list))
+		for i, item := range list {
+			out[i] = pruneAsAPIServer(item, typ.Elem())
+		}
+		return out
+	default:
+		return value
+	}
+}
+
+// opaque types decode themselves (quantities, int-or-string, times, raw extensions): the
+// schema does not look inside them.
+func opaque(typ reflect.Type) bool {
+	pointer := reflect.PointerTo(typ)
+	return typ.Kind() == reflect.Interface ||
+		pointer.Implements(jsonUnmarshaler) || pointer.Implements(textUnmarshaler)
+}
+
+// jsonFields maps each JSON field name of a struct (embedded and inline structs flattened)
+// to its type.
+func jsonFields(typ reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for i := 0; i < typ.NumField(); i++ {
+		field := typ.Field(i)
+		tag := field.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, options, _ := strings.Cut(tag, ",")
+		inner := field.Type
+		for inner.Kind() == reflect.Pointer {
+			inner = inner.Elem()
+		}
+		if (field.Anonymous && name == "") || strings.Contains(options, "inline") {
+			if inner.Kind() == reflect.Struct {
+				for k, v := range jsonFields(inner) {
+					fields[k] = v
+				}
+				continue
+			}
+		}
+		if !field.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = field.Name
+		}
+		fields[name] = field.Type
+	}
+	return fields
+}
