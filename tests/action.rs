@@ -522,9 +522,8 @@ fn a_failing_pull_request_annotates_uploads_and_comments_once() {
     };
     let outcome = run();
     assert!(!outcome.succeeded, "the error fails the job");
-    // apps/web.yaml's `backup: no` label is refused by the API server (KV0015).
-    assert_eq!(outcome.outputs["errors"], "2", "{outcome:?}");
-    assert_eq!(outcome.outputs["warnings"], "0");
+    assert_eq!(outcome.outputs["errors"], "1", "{outcome:?}");
+    assert_eq!(outcome.outputs["warnings"], "1");
     assert!(
         outcome
             .log
@@ -544,7 +543,7 @@ fn a_failing_pull_request_annotates_uploads_and_comments_once() {
     let findings = outcome.summary.find("KV1001").expect("the findings");
     let preview = outcome.summary.find("apps/db").expect("the preview");
     assert!(
-        outcome.summary.contains("**2 errors**"),
+        outcome.summary.contains("**1 error**"),
         "{}",
         outcome.summary
     );
@@ -601,7 +600,7 @@ fn a_pull_request_from_a_fork_skips_upload_and_comment_with_a_notice() {
         .pull_request(&base, "contributor/vms")
         .execute();
     assert!(outcome.succeeded, "fail-on none: {outcome:?}");
-    assert_eq!(outcome.outputs["errors"], "2");
+    assert_eq!(outcome.outputs["errors"], "1");
     assert!(outcome.used.is_empty(), "no upload: {:?}", outcome.used);
     assert!(
         outcome

@@ -36,7 +36,7 @@ fn only_the_given_files_are_reported_but_the_repository_is_read() {
     assert_eq!(
         lines(&web),
         [
-            "apps/web.yaml:7:13: warning[KV0003] `no` is read by Kubernetes (YAML 1.1) as boolean false, but by YAML 1.2 tools as string \"no\"",
+            "apps/web.yaml:7:3: warning[KV0016] spec.running is deprecated, please use spec.runStrategy instead.",
             "3 files, 3 objects, 2 VMs (1 rendered): 0 errors, 1 warnings, 0 infos",
         ]
     );
@@ -88,7 +88,7 @@ fn paths_are_matched_relative_or_absolute_and_not_read_twice() {
     let text = lines(&output).join("\n");
     assert!(!text.contains("KV0008"), "no duplicate objects: {text}");
     assert!(text.contains("error[KV1001]"), "{text}");
-    assert!(text.contains("warning[KV0003]"), "{text}");
+    assert!(text.contains("warning[KV0016]"), "{text}");
     assert!(text.ends_with("1 errors, 1 warnings, 0 infos"), "{text}");
 
     // A directory covers every file under it; the JSON summary counts what is reported.
