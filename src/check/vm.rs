@@ -425,13 +425,10 @@ impl Analysis<'_, '_> {
                 let mut finding = self
                     .view
                     .finding(unresolved_rule, &path, err.message.clone());
-                let mut help = format!(
-                    "KubeVirt {} admits the VM, but it cannot start (condition FailedFind{}) until the object exists",
+                let mut help = crate::rules::verdict::unresolved_help(
                     self.profile.version,
-                    match role {
-                        MatcherRole::Instancetype => "Instancetype",
-                        MatcherRole::Preference => "Preference",
-                    }
+                    failed_find_condition(role),
+                    None,
                 );
                 if let Some(note) = &err.note {
                     help = format!("{note}; {help}");
@@ -664,7 +661,59 @@ pub struct Wanted {
 }
 
 /// Analyzes one VM object; `policy` judges its predicted drift.
+/// The VM condition KubeVirt sets when it cannot find the object a matcher names.
+fn failed_find_condition(role: MatcherRole) -> &'static str {
+    match role {
+        MatcherRole::Instancetype => "FailedFindInstancetype",
+        MatcherRole::Preference => "FailedFindPreference",
+    }
+}
+
+/// A VM that a webhook refuses is not admitted: the help of its unresolved references says
+/// so instead of "admits the VM".
+fn reconcile_verdicts(findings: &mut [Finding], version: crate::cluster::profile::KubeVirtVersion) {
+    let Some(rejected_by) = findings
+        .iter()
+        .find(|f| {
+            f.severity == rules::Severity::Error
+                && crate::rules::verdict::Verdict::of(f.rule.category)
+                    == Some(crate::rules::verdict::Verdict::Rejected)
+        })
+        .map(|f| f.rule.code)
+    else {
+        return;
+    };
+    for finding in findings {
+        let role = if finding.rule.code == rules::UNRESOLVED_INSTANCETYPE.code {
+            MatcherRole::Instancetype
+        } else if finding.rule.code == rules::UNRESOLVED_PREFERENCE.code {
+            MatcherRole::Preference
+        } else {
+            continue;
+        };
+        let condition = failed_find_condition(role);
+        let admitted = crate::rules::verdict::unresolved_help(version, condition, None);
+        let rejected =
+            crate::rules::verdict::unresolved_help(version, condition, Some(rejected_by));
+        if let Some(help) = &mut finding.help {
+            *help = help.replace(&admitted, &rejected);
+        }
+    }
+}
+
 pub fn analyze_vm<'a>(
+    repo: &Repo<'a>,
+    object: &'a Object,
+    profile: &ClusterProfile,
+    wanted: Wanted,
+    policy: DriftPolicy,
+) -> VmReport {
+    let mut report = analyze_vm_unreconciled(repo, object, profile, wanted, policy);
+    reconcile_verdicts(&mut report.findings, profile.version);
+    report
+}
+
+fn analyze_vm_unreconciled<'a>(
     repo: &Repo<'a>,
     object: &'a Object,
     profile: &ClusterProfile,
@@ -777,7 +826,13 @@ pub fn analyze_vm<'a>(
         let rejections = validate::validate(mutation.vm, specs, &find_errors, profile, true);
         if rejections.is_empty() && !is_pool {
             for drift in drifts {
-                let fix = if wanted.fixes {
+                // The webhook's defaults carry their fix always: the reports gather them into
+                // one snippet to commit per VM.
+                let fix = if wanted.fixes
+                    || rules::WEBHOOK_DEFAULTS
+                        .iter()
+                        .any(|r| r.code == drift.rule.code)
+                {
                     let identity = format!(
                         "{}/{}",
                         object.namespace.as_deref().unwrap_or(""),

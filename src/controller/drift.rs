@@ -302,6 +302,27 @@ fn describe(value: Option<&Value>) -> String {
     }
 }
 
+/// Two different values as a message shows them: plainly, or with their types where they
+/// would read alike (the string `"2"` and the number `2`).
+fn describe_apart(a: &Value, b: &Value) -> (String, String) {
+    let (plain_a, plain_b) = (describe(Some(a)), describe(Some(b)));
+    if plain_a != plain_b {
+        return (plain_a, plain_b);
+    }
+    let typed = |value: &Value| {
+        let kind = match value {
+            Value::Null => "the value",
+            Value::Bool(_) => "the boolean",
+            Value::Number(_) => "the number",
+            Value::String(_) => "the string",
+            Value::Array(_) => "the list",
+            Value::Object(_) => "the map",
+        };
+        format!("{kind} `{value}`")
+    };
+    (typed(a), typed(b))
+}
+
 /// The firmware UUID KubeVirt's VM controller writes when the field is empty (v1.6+, spec
 /// submission.md §4.5): UUIDv5 of the VM name, the same in every namespace and cluster.
 pub fn legacy_firmware_uuid(vm_name: &str) -> uuid::Uuid {
@@ -431,11 +452,10 @@ fn explain(
         );
     }
     let message = match (written, stored) {
-        (Some(w), Some(s)) => format!(
-            "KubeVirt stores `{shown}` as {} (written as {})",
-            describe(Some(s)),
-            describe(Some(w))
-        ),
+        (Some(w), Some(s)) => {
+            let (stored, written) = describe_apart(s, w);
+            format!("KubeVirt stores `{shown}` as {stored} (written as {written})")
+        }
         (Some(w), None) => format!(
             "KubeVirt drops `{shown}` ({} is empty, the default or not a field of the VM type)",
             describe(Some(w))
@@ -615,5 +635,16 @@ mod tests {
         let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
         assert_eq!(drift[0].rule.code, rules::NORMALIZED_BY_KUBEVIRT.code);
         assert!(drift[0].message.contains("`1Gi`"), "{}", drift[0].message);
+    }
+
+    #[test]
+    fn values_that_read_alike_are_shown_with_their_types() {
+        let (stored, written) = describe_apart(&serde_json::json!(2), &serde_json::json!("2"));
+        assert_eq!(stored, "the number `2`");
+        assert_eq!(written, "the string `\"2\"`");
+        assert_ne!(stored, written);
+        let (stored, written) =
+            describe_apart(&serde_json::json!("2Gi"), &serde_json::json!("2048Mi"));
+        assert_eq!((stored.as_str(), written.as_str()), ("`2Gi`", "`2048Mi`"));
     }
 }

@@ -11,12 +11,14 @@
 //! `@actions/core` escapes them): an annotation is always exactly one line that starts with
 //! kvlint's `::`.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
+use crate::output::group::{self, Item};
 use crate::sanitize::terminal;
 
 /// GitHub's limit of annotations of one kind per step.
@@ -58,7 +60,25 @@ fn is_placeholder(file: &str) -> bool {
     file.starts_with('<') && file.ends_with('>')
 }
 
-fn annotation(finding: &Finding) -> String {
+/// The findings as annotations show them: one per item of the grouped report (a VM's webhook
+/// defaults in one, titled with every rule it stands for), each with its title.
+fn grouped(findings: &[Finding]) -> Vec<(Cow<'_, Finding>, String)> {
+    group::items(findings)
+        .into_iter()
+        .map(|item| match item {
+            Item::Single(finding) => (
+                Cow::Borrowed(finding),
+                format!("{} {}", finding.rule.code, finding.rule.name),
+            ),
+            Item::Defaults(defaults) => (
+                Cow::Owned(defaults.as_finding()),
+                format!("{} webhook defaults", defaults.codes()),
+            ),
+        })
+        .collect()
+}
+
+fn annotation_titled(finding: &Finding, title: &str) -> String {
     let mut properties = Vec::new();
     let file = &*finding.location.file;
     let span = finding.location.span;
@@ -85,10 +105,7 @@ fn annotation(finding: &Finding) -> String {
             }
         }
     }
-    properties.push(format!(
-        "title={}",
-        escape_property(&format!("{} {}", finding.rule.code, finding.rule.name))
-    ));
+    properties.push(format!("title={}", escape_property(title)));
     let mut message = shown(&finding.message, true);
     if is_placeholder(file) {
         message = format!("{}: {message}", shown(file, true));
@@ -123,11 +140,12 @@ fn annotation(finding: &Finding) -> String {
 pub fn report(report: &Report) -> String {
     let mut out = String::new();
     let mut left_out = 0;
+    let annotated = grouped(&report.findings);
     for severity in [Severity::Error, Severity::Warning, Severity::Info] {
         let mut shown = 0;
-        for finding in report.findings.iter().filter(|f| f.severity == severity) {
+        for (finding, title) in annotated.iter().filter(|(f, _)| f.severity == severity) {
             if shown < MAX_PER_SEVERITY {
-                out.push_str(&annotation(finding));
+                out.push_str(&annotation_titled(finding, title));
                 shown += 1;
             } else {
                 left_out += 1;

@@ -14,6 +14,7 @@ use miette::{
 
 use crate::check::Report;
 use crate::diag::{Finding, Location, Severity};
+use crate::output::group::{self, Defaults, Item};
 use crate::sanitize::terminal;
 
 /// Byte offset of a 1-based line and character column in `text`, lines ending as YAML ends
@@ -146,25 +147,27 @@ fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, Snippet<'_>>) -> Hum
             snippet.span(&finding.location),
         ));
     }
-    let mut related = Vec::new();
+    // A related place in the same file is labelled in the snippet; one elsewhere is named on
+    // one line, `file:line:column`, after the help.
+    let mut elsewhere = Vec::new();
     for item in &finding.related {
-        let Some(snippet) = sources.get(&*item.location.file) else {
-            continue;
-        };
         let message = terminal::line(&item.message).into_owned();
-        let label = LabeledSpan::new_with_span(Some(message.clone()), snippet.span(&item.location));
-        if item.location.file == finding.location.file && source.is_some() {
-            labels.push(label);
-        } else {
-            related.push(HumanDiagnostic {
-                message,
-                code: String::new(),
-                severity: miette::Severity::Advice,
-                help: None,
-                source: Some(snippet.named(&item.location.file)),
-                labels: vec![label],
-                related: Vec::new(),
-            });
+        match sources.get(&*item.location.file) {
+            Some(snippet) if item.location.file == finding.location.file && source.is_some() => {
+                labels.push(LabeledSpan::new_with_span(
+                    Some(message),
+                    snippet.span(&item.location),
+                ));
+            }
+            _ => {
+                let start = item.location.span.start;
+                elsewhere.push(format!(
+                    "{message}: {}:{}:{}",
+                    terminal::line(&item.location.file),
+                    start.line,
+                    start.column
+                ));
+            }
         }
     }
     let message = terminal::line(&finding.message);
@@ -182,11 +185,26 @@ fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, Snippet<'_>>) -> Hum
         },
         code: format!("{}({})", finding.rule.code, finding.rule.name),
         severity: miette_severity(finding.severity),
-        help: help_with_unit(finding),
+        help: with_lines(help_with_unit(finding), &elsewhere),
         source: source.map(|snippet| snippet.named(file)),
         labels,
-        related,
+        related: Vec::new(),
     }
+}
+
+/// `help` followed by `lines`, one a line.
+fn with_lines(help: Option<String>, lines: &[String]) -> Option<String> {
+    if lines.is_empty() {
+        return help;
+    }
+    let mut text = help.unwrap_or_default();
+    for line in lines {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(line);
+    }
+    Some(text)
 }
 
 /// The finding's help, then where its object was rendered.
@@ -231,7 +249,14 @@ pub fn report(report: &Report, color: bool, width: usize) -> String {
         .with_links(false)
         .with_show_related_as_nested(true);
     let mut out = String::new();
-    for finding in &report.findings {
+    for item in group::items(&report.findings) {
+        let finding = match item {
+            Item::Single(finding) => finding,
+            Item::Defaults(defaults) => {
+                out.push_str(&defaults_block(&defaults));
+                continue;
+            }
+        };
         // Informational findings (skipped files and the like) stay on one line each.
         if finding.severity == Severity::Info {
             let _ = writeln!(out, "{}", concise_line(finding));
@@ -247,15 +272,31 @@ pub fn report(report: &Report, color: bool, width: usize) -> String {
     terminal::guard_lines(out)
 }
 
+/// A VM's webhook defaults: one line, then the YAML to commit, indented.
+fn defaults_block(defaults: &Defaults<'_>) -> String {
+    let finding = defaults.as_finding();
+    let mut out = line_with_codes(&finding, &defaults.codes());
+    out.push('\n');
+    if let Some(help) = &finding.help {
+        for line in terminal::block(help).lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    out
+}
+
 fn concise_line(finding: &Finding) -> String {
+    line_with_codes(finding, finding.rule.code)
+}
+
+fn line_with_codes(finding: &Finding, codes: &str) -> String {
     let start = finding.location.span.start;
     let mut line = format!(
-        "{}:{}:{}: {}[{}] {}",
+        "{}:{}:{}: {}[{codes}] {}",
         terminal::line(&finding.location.file),
         start.line,
         start.column,
         finding.severity,
-        finding.rule.code,
         terminal::line(&finding.message)
     );
     if let Some(note) = finding.unit_note() {

@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 
 use crate::check::Report;
 use crate::diag::{Finding, ObjectRef, Severity};
+use crate::output::group::{self, Item};
+use crate::rules::Rule;
 use crate::rules::explain::rule_url;
 use crate::sanitize::{
     self,
@@ -92,6 +94,11 @@ fn severity_rank(severity: Severity) -> u8 {
 }
 
 fn row(out: &mut String, finding: &Finding) {
+    row_for(out, finding, &[finding.rule]);
+}
+
+/// A row for `finding` that names every rule in `rules`.
+fn row_for(out: &mut String, finding: &Finding, rules: &[&Rule]) {
     let line = finding.location.span.start.line;
     let location = if line == 0 {
         finding.location.file.to_string()
@@ -102,17 +109,52 @@ fn row(out: &mut String, finding: &Finding) {
         .object
         .as_ref()
         .map_or_else(String::new, object_label);
+    let named: Vec<String> = rules
+        .iter()
+        .map(|rule| format!("[{}]({}) {}", rule.code, rule_url(rule), rule.name))
+        .collect();
     let _ = writeln!(
         out,
-        "| {} | [{}]({}) {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} |",
         finding.severity,
-        finding.rule.code,
-        rule_url(finding.rule),
-        finding.rule.name,
+        named.join("<br>"),
         escape_cell(&location),
         escape_cell(&object),
         escape_cell(&finding.message),
     );
+}
+
+fn item_severity(item: &Item<'_>) -> Severity {
+    match item {
+        Item::Single(finding) => finding.severity,
+        Item::Defaults(defaults) => defaults.anchor().severity,
+    }
+}
+
+/// The YAML a defaults row asks to commit, under its file and VM, in a fence no line of it can
+/// close.
+fn defaults_snippet(out: &mut String, finding: &Finding, defaults: &group::Defaults<'_>) {
+    let snippet = defaults.snippet();
+    let start = finding.location.span.start;
+    let object = finding
+        .object
+        .as_ref()
+        .map_or_else(String::new, object_label);
+    let _ = writeln!(
+        out,
+        "\n{}:{} · {}\n",
+        escape_cell(&finding.location.file),
+        start.line,
+        escape_cell(&object)
+    );
+    if !snippet.is_empty() {
+        let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+        let fence = "`".repeat(longest_run.max(2) + 1);
+        let _ = writeln!(out, "{fence}yaml\n{}\n{fence}", snippet.trim_end());
+    }
+    for note in defaults.notes() {
+        let _ = writeln!(out, "\n{}", escape_cell(&note));
+    }
 }
 
 /// The Markdown report, newline-terminated.
@@ -139,23 +181,36 @@ pub fn report(report: &Report) -> String {
         out.push_str("No findings.\n");
         return out;
     }
-    let mut findings: Vec<&Finding> = report.findings.iter().collect();
-    findings.sort_by_key(|f| severity_rank(f.severity));
+    let mut items = group::items(&report.findings);
+    items.sort_by_key(|item| severity_rank(item_severity(item)));
     out.push_str("| Severity | Rule | Location | Object | Message |\n");
     out.push_str("| --- | --- | --- | --- | --- |\n");
-    for finding in findings.iter().take(MAX_ROWS) {
-        row(&mut out, finding);
+    let mut snippets = String::new();
+    for item in items.iter().take(MAX_ROWS) {
+        match item {
+            Item::Single(finding) => row(&mut out, finding),
+            Item::Defaults(defaults) => {
+                let finding = defaults.as_finding();
+                let rules: Vec<&Rule> = defaults.findings.iter().map(|f| f.rule).collect();
+                row_for(&mut out, &finding, &rules);
+                defaults_snippet(&mut snippets, &finding, defaults);
+            }
+        }
     }
-    if findings.len() > MAX_ROWS {
+    if items.len() > MAX_ROWS {
         let _ = writeln!(
             out,
             "\n{} not listed; run `kvlint check` for the full report.",
             plural(
-                findings.len() - MAX_ROWS,
+                items.len() - MAX_ROWS,
                 "more finding is",
                 "more findings are"
             )
         );
+    }
+    if !snippets.is_empty() {
+        out.push_str("\n### What to commit\n");
+        out.push_str(&snippets);
     }
     // The report is printed in CI logs too.
     sanitize::terminal::guard_lines(out)

@@ -1,6 +1,7 @@
 //! Report formats. Every format is fed the same sorted findings.
 
 pub mod github;
+pub mod group;
 pub mod human;
 pub mod ignore;
 pub mod json;

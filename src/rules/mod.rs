@@ -4,6 +4,7 @@
 mod class;
 mod drift_kind;
 pub mod explain;
+pub mod verdict;
 
 pub use class::{Category, Severity};
 pub use drift_kind::DriftKind;
@@ -194,6 +195,15 @@ pub static FIXES: &[(&Rule, FixKind)] = &[
     (&SERVER_METADATA_COMMITTED, FixKind::Safe),
     (&RESTORE_ANNOTATION_COMMITTED, FixKind::Safe),
     (&INFERRED_MATCHER_COMMITTED, FixKind::Safe),
+];
+
+/// The defaults KubeVirt's mutating webhook writes into a VM; the human, GitHub and Markdown
+/// reports gather them into one item per VM.
+pub static WEBHOOK_DEFAULTS: &[&Rule] = &[
+    &MACHINE_TYPE_DEFAULTED,
+    &ARCHITECTURE_DEFAULTED,
+    &FIRMWARE_IDENTITY_GENERATED,
+    &PCI_TOPOLOGY_ANNOTATION,
 ];
 
 /// How `kvlint fix` handles a rule's findings.

@@ -23,6 +23,7 @@ use crate::controller::liveupdate::{ClusterSettings, Rollout};
 use crate::controller::vm::{Cluster, without_empty};
 use crate::diag::{Category, Finding, ObjectRef};
 use crate::model::{Matcher, MatcherRole};
+use crate::rules::verdict::Verdict;
 use crate::yaml::emit::to_yaml;
 
 /// One VM on one side.
@@ -248,15 +249,12 @@ pub(super) struct Context<'a> {
 /// it admits but cannot resolve. The first message leads, the others are details.
 pub(super) fn first_error_effect(vm: &SideVm<'_>) -> Option<Effect> {
     [
-        (Category::Reject, EffectKind::Rejected, "rejected"),
-        (
-            Category::Unresolved,
-            EffectKind::CannotStart,
-            "admitted, but cannot start",
-        ),
+        (Category::Reject, EffectKind::Rejected),
+        (Category::Unresolved, EffectKind::CannotStart),
     ]
     .into_iter()
-    .find_map(|(category, kind, verdict)| {
+    .find_map(|(category, kind)| {
+        let verdict = Verdict::of(category)?.label();
         let mut messages = vm.messages(category).into_iter();
         let first = messages.next()?;
         Some(Effect::new(kind, format!("{verdict}: {first}")).with_details(messages.collect()))
