@@ -1,12 +1,17 @@
 //! Report formats. Every format is fed the same sorted findings.
 
+pub mod annotation_budget;
 pub mod github;
+pub mod github_context;
 pub mod human;
 pub mod ignore;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod pull_request;
 pub mod sarif;
+pub mod step_summary;
+pub mod workspace;
 
 use clap::ValueEnum;
 
