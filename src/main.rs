@@ -265,15 +265,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         kvlint::source::write::OutputPath::from_argument(path)?
             .write(format_report(&report, file_format, ColorChoice::Never).as_bytes())?;
     }
-    if format == CheckFormat::Github
-        && let Some((path, summary)) = output::github::step_summary(&report)
-    {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut file| file.write_all(summary.as_bytes()))
-            .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    if format == CheckFormat::Github {
+        output::step_summary::append(&report)?;
     }
     Ok(if fails(&report, args.fail_on) {
         ExitCode::from(1)

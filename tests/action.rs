@@ -104,6 +104,32 @@ impl Run {
         self
     }
 
+    /// The pull request's head commit (the event's `pull_request.head.sha`).
+    fn head(mut self, head: &str) -> Self {
+        self.github
+            .insert("event.pull_request.head.sha", head.to_owned());
+        self
+    }
+
+    /// The event payload the runner writes to `GITHUB_EVENT_PATH`.
+    fn event(&self) -> Value {
+        if self.github["event_name"] != "pull_request" {
+            return json!({"ref": "refs/heads/main"});
+        }
+        let get = |key: &str| self.github.get(key).cloned().unwrap_or_default();
+        json!({
+            "number": 7,
+            "pull_request": {
+                "number": 7,
+                "base": {"sha": get("event.pull_request.base.sha")},
+                "head": {
+                    "sha": get("event.pull_request.head.sha"),
+                    "repo": {"full_name": get("event.pull_request.head.repo.full_name")}
+                }
+            }
+        })
+    }
+
     fn lookup(
         &self,
         expression: &str,
@@ -190,6 +216,8 @@ impl Run {
         std::fs::create_dir(&runner_temp).unwrap();
         let summary = temp.path().join("summary.md");
         let github_path = temp.path().join("path");
+        let event = temp.path().join("event.json");
+        std::fs::write(&event, self.event().to_string()).unwrap();
         std::fs::write(&summary, "").unwrap();
         std::fs::write(&github_path, "").unwrap();
         let mut steps: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -233,6 +261,7 @@ impl Run {
                 .env("RUNNER_TEMP", &runner_temp)
                 .env("GITHUB_ACTIONS", "true")
                 .env("GITHUB_WORKSPACE", &self.workspace)
+                .env("GITHUB_EVENT_PATH", &event)
                 .env("GITHUB_OUTPUT", &output_file)
                 .env("GITHUB_PATH", &github_path)
                 .env("GITHUB_STEP_SUMMARY", &summary)
@@ -265,6 +294,7 @@ impl Run {
                 succeeded = false;
             }
         }
+        let summary_text = std::fs::read_to_string(&summary).unwrap();
         let mut outputs = BTreeMap::new();
         for (name, output) in action["outputs"].as_object().unwrap() {
             outputs.insert(
@@ -275,7 +305,7 @@ impl Run {
         Outcome {
             succeeded,
             outputs,
-            summary: std::fs::read_to_string(&summary).unwrap(),
+            summary: summary_text,
             log,
             used,
         }
@@ -658,4 +688,210 @@ fn a_preview_without_the_base_commit_warns_and_the_check_decides() {
         outcome.log
     );
     assert!(api.requests.lock().unwrap().is_empty(), "no comment");
+}
+
+/// A file kvlint reports as a YAML syntax error (KV0001).
+const BROKEN: &str = "a: [\n";
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn commit_all(dir: &Path, message: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+fn annotations<'a>(log: &'a str, kind: &str) -> Vec<&'a str> {
+    let prefix = format!("::{kind} ");
+    log.lines().filter(|l| l.starts_with(&prefix)).collect()
+}
+
+#[test]
+fn a_pull_request_s_changed_files_get_the_annotations_first() {
+    let setup = setup(false);
+    let workspace = &setup.workspace;
+    // Twelve old errors (two more than GitHub shows), and a skipped file that is only a note.
+    for i in 0..12 {
+        write(workspace, &format!("old/broken-{i:02}.yaml"), BROKEN);
+    }
+    write(
+        workspace,
+        "notes/settings.yaml",
+        "name: settings\nvalues: [1, 2]\n",
+    );
+    git(workspace, &["init", "-q", "-b", "main"]);
+    let base = commit_all(workspace, "base");
+    git(workspace, &["checkout", "-q", "-b", "change"]);
+    write(workspace, "z-new/broken.yaml", BROKEN);
+    let head = commit_all(workspace, "head");
+
+    let run = |pull_request: bool| {
+        let mut run = Run::new(workspace, &setup.releases, "http://127.0.0.1:9")
+            .input("version", "v0.1.0")
+            .input("fail-on", "none");
+        if pull_request {
+            run = run.pull_request(&base, "platform/vms").head(&head);
+        }
+        run.execute()
+    };
+    let outcome = run(true);
+    assert!(outcome.succeeded, "{outcome:?}");
+    let errors = annotations(&outcome.log, "error");
+    assert_eq!(errors.len(), 10, "{}", outcome.log);
+    assert!(
+        errors[0].starts_with("::error file=z-new/broken.yaml,line=1,"),
+        "the changed file first: {}",
+        outcome.log
+    );
+    assert!(errors[1].starts_with("::error file=old/broken-00.yaml,"));
+    // The closing notice is the only notice: the skipped file takes no slot.
+    assert_eq!(
+        annotations(&outcome.log, "notice"),
+        ["::notice title=kvlint::3 more findings not shown as annotations; see the step summary"]
+    );
+    // The step summary holds every finding, the changed file's section open and first.
+    let changed = outcome
+        .summary
+        .find("<details open><summary>z-new/broken.yaml (changed) · 1 error</summary>")
+        .expect(&outcome.summary);
+    assert!(changed < outcome.summary.find("old/broken-00.yaml").unwrap());
+    assert_eq!(outcome.summary.matches("| error |").count(), 13);
+    assert!(outcome.summary.contains("KV0006"), "{}", outcome.summary);
+
+    // Without the pull request the new file sorts last and loses its slot.
+    let push = run(false);
+    let errors = annotations(&push.log, "error");
+    assert_eq!(errors.len(), 10);
+    assert!(errors.iter().all(|e| !e.contains("z-new")), "{}", push.log);
+}
+
+#[test]
+fn a_pull_request_whose_commits_are_missing_is_ranked_without_them() {
+    let setup = setup(false);
+    copy_dir(Path::new(FAIL), &setup.workspace);
+    git(&setup.workspace, &["init", "-q", "-b", "main"]);
+    let base = commit_all(&setup.workspace, "base");
+    let outcome = Run::new(&setup.workspace, &setup.releases, "http://127.0.0.1:9")
+        .input("version", "v0.1.0")
+        .input("fail-on", "none")
+        .pull_request(&base, "platform/vms")
+        .head(&"f".repeat(40))
+        .execute();
+    assert!(outcome.succeeded, "{outcome:?}");
+    assert!(
+        outcome
+            .log
+            .contains("the pull request's changed files are unknown"),
+        "{}",
+        outcome.log
+    );
+    assert_eq!(annotations(&outcome.log, "error").len(), 1);
+}
+
+#[test]
+fn paths_with_spaces_absolute_paths_and_a_new_sarif_directory() {
+    let setup = setup(false);
+    let workspace = &setup.workspace;
+    copy_dir(Path::new(FAIL), &workspace.join("my apps"));
+    let run = |paths: &str| {
+        Run::new(workspace, &setup.releases, "http://127.0.0.1:9")
+            .input("version", "v0.1.0")
+            .input("fail-on", "none")
+            .input("paths", paths)
+            .input("sarif-file", "reports/scan/kvlint.sarif")
+            .execute()
+    };
+    // A YAML list of an absolute path with a space.
+    let outcome = run(&format!("- {}/my apps\n", workspace.display()));
+    assert!(outcome.succeeded, "{outcome:?}");
+    assert_eq!(outcome.outputs["errors"], "1", "{outcome:?}");
+    assert_eq!(outcome.outputs["sarif-file"], "reports/scan/kvlint.sarif");
+    assert!(
+        outcome
+            .log
+            .contains("::error file=my apps/apps/db.yaml,line=24,col=11"),
+        "{}",
+        outcome.log
+    );
+    assert!(
+        !outcome.log.contains(&*workspace.to_string_lossy()),
+        "{}",
+        outcome.log
+    );
+    assert!(outcome.summary.contains("my apps/apps/db.yaml"));
+    let sarif: Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace.join("reports/scan/kvlint.sarif")).unwrap(),
+    )
+    .unwrap();
+    let run_ = &sarif["runs"][0];
+    let located = run_["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"].clone())
+        .collect::<Vec<_>>();
+    assert!(
+        located.contains(&json!({"uri": "my%20apps/apps/db.yaml", "uriBaseId": "%SRCROOT%"})),
+        "{located:?}"
+    );
+    assert_eq!(
+        run_["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        format!("file://{}/", workspace.display())
+    );
+
+    // One path a line, and a flow list: the same findings.
+    for paths in [
+        "my apps/apps\nmy apps/platform\n",
+        "[\"my apps/apps\", 'my apps/platform']",
+    ] {
+        let outcome = run(paths);
+        assert_eq!(outcome.outputs["errors"], "1", "{paths}: {outcome:?}");
+        assert_eq!(outcome.outputs["warnings"], "1", "{paths}: {outcome:?}");
+    }
+}
+
+#[test]
+fn a_report_larger_than_a_step_summary_is_written_to_a_file() {
+    let setup = setup(false);
+    // About 400 bytes of summary per file: 3,000 files make more than 1 MiB.
+    for i in 0..3000 {
+        write(
+            &setup.workspace,
+            &format!("broken/{i:04}-{}.yaml", "n".repeat(60)),
+            BROKEN,
+        );
+    }
+    let outcome = Run::new(&setup.workspace, &setup.releases, "http://127.0.0.1:9")
+        .input("version", "v0.1.0")
+        .input("fail-on", "none")
+        .execute();
+    assert!(outcome.succeeded, "{outcome:?}");
+    let report_file = &outcome.outputs["report-file"];
+    assert!(report_file.ends_with("/kvlint-report.md"), "{outcome:?}");
+    assert!(
+        outcome.summary.len() <= 1 << 20,
+        "{}",
+        outcome.summary.len()
+    );
+    assert!(
+        outcome.summary.contains(&format!("`{report_file}`")),
+        "the summary names the file"
+    );
+    assert!(
+        outcome
+            .summary
+            .contains("more files with findings are listed only in the full report")
+    );
+
+    // A small report leaves the output empty.
+    let small = setup.workspace.with_file_name("small");
+    copy_dir(Path::new(PASS), &small);
+    let outcome = Run::new(&small, &setup.releases, "http://127.0.0.1:9")
+        .input("version", "v0.1.0")
+        .execute();
+    assert_eq!(outcome.outputs["report-file"], "");
 }

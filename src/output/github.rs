@@ -1,9 +1,10 @@
 //! `--format github`: GitHub Actions workflow commands that annotate the changed files.
 //!
-//! GitHub shows at most 10 error, 10 warning and 10 notice annotations per step, so the most
-//! severe findings go first and at most [`MAX_PER_SEVERITY`] of each are emitted; a closing
-//! notice says how many were left out. The full report belongs in the step summary
-//! ([`step_summary`]) and the SARIF upload.
+//! GitHub shows at most 10 error, 10 warning and 10 notice annotations per step; which
+//! findings get them, and in which order, is [`super::annotation_budget`]'s choice (the pull
+//! request's changed files first), and a closing notice says how many were left out. File names
+//! are relative to the workspace ([`super::workspace`]). The full report belongs in the step
+//! summary ([`super::step_summary`]) and the SARIF upload.
 //!
 //! Manifest text (file names, messages, help) is escaped for the terminal first (control
 //! characters shown, one line where kvlint writes one), `##[` is broken, and then the runner's
@@ -12,17 +13,15 @@
 //! kvlint's `::`.
 
 use std::borrow::Cow;
-use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use crate::check::Report;
 use crate::diag::{Finding, Severity};
 use crate::output::group::{self, Item};
 use crate::sanitize::terminal;
 
-/// GitHub's limit of annotations of one kind per step.
-pub const MAX_PER_SEVERITY: usize = 10;
+use super::annotation_budget;
+use super::github_context::{self, Context};
 
 /// Manifest text as it may appear in a command: control characters shown, `##[` broken.
 fn shown(text: &str, one_line: bool) -> String {
@@ -135,41 +134,39 @@ fn annotation_titled(finding: &Finding, title: &str) -> String {
     )
 }
 
-/// The workflow commands for the report: errors, then warnings, then notices, each in the
-/// report's order and at most [`MAX_PER_SEVERITY`] of each, then a notice counting the rest.
+/// The workflow commands for the report, in this run's context (see [`annotations`]).
 pub fn report(report: &Report) -> String {
+    annotations(report, github_context::current())
+}
+
+/// The workflow commands for the findings that get a slot ([`annotation_budget::select`]),
+/// named as `context` names files, then a notice counting the problems left out.
+pub fn annotations(report: &Report, context: &Context) -> String {
+    // One item per problem (the webhook's defaults of a VM as one), then the slots.
+    let (findings, titles): (Vec<Finding>, Vec<String>) = grouped(&report.findings)
+        .into_iter()
+        .map(|(finding, title)| (finding.into_owned(), title))
+        .unzip();
+    let selection = annotation_budget::select(&findings, &context.changed, |f| context.file(f));
     let mut out = String::new();
-    let mut left_out = 0;
-    let annotated = grouped(&report.findings);
-    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
-        let mut shown = 0;
-        for (finding, title) in annotated.iter().filter(|(f, _)| f.severity == severity) {
-            if shown < MAX_PER_SEVERITY {
-                out.push_str(&annotation_titled(finding, title));
-                shown += 1;
-            } else {
-                left_out += 1;
-            }
-        }
+    for finding in &selection.shown {
+        let index = findings
+            .iter()
+            .position(|f| std::ptr::eq(f, *finding))
+            .unwrap_or_default();
+        out.push_str(&annotation_titled(
+            &context.localised(finding),
+            &titles[index],
+        ));
     }
-    if left_out > 0 {
+    if selection.left_out > 0 {
         let _ = writeln!(
             out,
-            "::notice title=kvlint::{left_out} more findings not shown as annotations; see the step summary"
+            "::notice title=kvlint::{} more findings not shown as annotations; see the step summary",
+            selection.left_out
         );
     }
     out
-}
-
-fn step_summary_at(path: Option<OsString>, report: &Report) -> Option<(PathBuf, String)> {
-    let path = path.filter(|p| !p.is_empty())?;
-    Some((PathBuf::from(path), crate::output::markdown::report(report)))
-}
-
-/// Where GitHub Actions reads the step summary (`$GITHUB_STEP_SUMMARY`) and the Markdown report
-/// to append there; `None` outside GitHub Actions.
-pub fn step_summary(report: &Report) -> Option<(PathBuf, String)> {
-    step_summary_at(std::env::var_os("GITHUB_STEP_SUMMARY"), report)
 }
 
 #[cfg(test)]
@@ -179,6 +176,12 @@ mod tests {
     use super::*;
     use crate::diag::{Location, Related};
     use crate::rules;
+
+    /// The annotations outside any workspace or pull request, whatever the environment of the
+    /// test run.
+    fn report(report_: &Report) -> String {
+        annotations(report_, &Context::default())
+    }
 
     fn location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Location {
         Location::lines(Arc::from(file), (line, column), (end_line, end_column))
@@ -257,7 +260,7 @@ mod tests {
         assert_eq!(escape_data("50% a\r\nb: c, d"), "50%25 a%0D%0Ab: c, d");
         assert_eq!(escape_property("a:b,c%\nd"), "a%3Ab%2Cc%25%0Ad");
         let finding = Finding::new(
-            &rules::SKIPPED_FILE,
+            &rules::MACHINE_TYPE_DEFAULTED,
             location("dir,with:odd%name.yaml", 1, 1, 1, 2),
             "100% skipped\nsecond line",
         )
@@ -268,7 +271,7 @@ mod tests {
         });
         assert_eq!(
             text,
-            "::notice file=dir%2Cwith%3Aodd%25name.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV0006 not-a-manifest::100%25 skipped\\nsecond line%0Ahelp: use: this,%0Athat\n"
+            "::notice file=dir%2Cwith%3Aodd%25name.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV3003 machine-type-defaulted::100%25 skipped\\nsecond line%0Ahelp: use: this,%0Athat\n"
         );
     }
 
@@ -307,7 +310,7 @@ mod tests {
     fn most_severe_first_at_most_ten_of_each() {
         let mut findings = Vec::new();
         for line in 1..=12 {
-            findings.push(at_line(&rules::SKIPPED_FILE, line));
+            findings.push(at_line(&rules::MACHINE_TYPE_DEFAULTED, line));
         }
         for line in 13..=25 {
             findings.push(at_line(&rules::DEPRECATED_RUNNING, line));
@@ -320,7 +323,8 @@ mod tests {
             ..Report::default()
         });
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3 + 10 + 10 + 1);
+        // The closing notice takes the tenth notice slot.
+        assert_eq!(lines.len(), 3 + 10 + 9 + 1);
         assert!(lines[..3].iter().all(|l| l.starts_with("::error ")));
         assert!(lines[0].ends_with("::line 26"), "{}", lines[0]);
         assert!(lines[2].ends_with("::line 28"));
@@ -328,16 +332,76 @@ mod tests {
         assert!(lines[3].ends_with("::line 13"));
         assert!(lines[12].ends_with("::line 22"));
         assert!(
-            lines[13..23]
+            lines[13..22]
                 .iter()
                 .all(|l| l.starts_with("::notice file="))
         );
         assert!(lines[13].ends_with("::line 1"));
-        assert!(lines[22].ends_with("::line 10"));
-        // 3 warnings and 2 infos were left out.
+        assert!(lines[21].ends_with("::line 9"));
+        // 3 warnings and 3 infos were left out.
         assert_eq!(
-            lines[23],
-            "::notice title=kvlint::5 more findings not shown as annotations; see the step summary"
+            lines[22],
+            "::notice title=kvlint::6 more findings not shown as annotations; see the step summary"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("::notice")).count(),
+            10
+        );
+    }
+
+    #[test]
+    fn notes_take_no_slot() {
+        let findings = (1..=11)
+            .map(|line| at_line(&rules::SKIPPED_FILE, line))
+            .collect();
+        assert_eq!(
+            report(&Report {
+                findings,
+                ..Report::default()
+            }),
+            ""
+        );
+    }
+
+    #[test]
+    fn absolute_names_in_the_workspace_are_relative() {
+        let base = super::super::workspace::Base::new(
+            std::path::Path::new("/home/runner/work/vms/vms"),
+            None,
+            std::path::Path::new("/home/runner/work/vms/vms"),
+            true,
+        );
+        let context = Context {
+            base: Some(base),
+            changed: ["apps/b.yaml".to_owned()].into(),
+        };
+        let findings = vec![
+            Finding::new(
+                &rules::YAML_SYNTAX,
+                location("/home/runner/work/vms/vms/apps/a.yaml", 1, 1, 1, 2),
+                "a",
+            ),
+            Finding::new(
+                &rules::DEPRECATED_RUNNING,
+                location("/home/runner/work/vms/vms/apps/b.yaml", 2, 1, 2, 2),
+                "b",
+            )
+            .with_related(Related {
+                location: location("/home/runner/work/vms/vms/apps/a.yaml", 3, 2, 3, 6),
+                message: "there".into(),
+            }),
+        ];
+        let text = annotations(
+            &Report {
+                findings,
+                ..Report::default()
+            },
+            &context,
+        );
+        assert_eq!(
+            text,
+            "::warning file=apps/b.yaml,line=2,col=1,endLine=2,endColumn=1,title=KV0016 deprecated-running::b%0Aapps/a.yaml:3:2: there\n\
+             ::error file=apps/a.yaml,line=1,col=1,endLine=1,endColumn=1,title=KV0001 yaml-syntax::a\n"
         );
     }
 
@@ -353,16 +417,5 @@ mod tests {
         assert_eq!(text.lines().count(), 10);
         assert!(!text.contains("more findings"));
         assert_eq!(report(&Report::default()), "");
-    }
-
-    #[test]
-    fn step_summary_needs_the_variable() {
-        let report_ = Report::default();
-        assert!(step_summary_at(None, &report_).is_none());
-        assert!(step_summary_at(Some(OsString::new()), &report_).is_none());
-        let (path, text) =
-            step_summary_at(Some(OsString::from("/tmp/summary.md")), &report_).unwrap();
-        assert_eq!(path, PathBuf::from("/tmp/summary.md"));
-        assert_eq!(text, crate::output::markdown::report(&report_));
     }
 }

@@ -36,7 +36,7 @@ fn plural(count: usize, one: &str, many: &str) -> String {
 /// ends the cell, a line break becomes `<br>`, `<`, `>`, `&` and `\\` are shown as written,
 /// a `]` before `(` opens no link or image, unpaired backticks are literal, and mentions,
 /// issue references and bare links are broken ([`sanitize::markdown`]).
-fn escape_cell(text: &str) -> String {
+pub(crate) fn escape_cell(text: &str) -> String {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut out = String::with_capacity(text.len());
     for piece in split_code_spans(&text) {
@@ -93,7 +93,7 @@ fn severity_rank(severity: Severity) -> u8 {
     }
 }
 
-fn row(out: &mut String, finding: &Finding) {
+pub(crate) fn row(out: &mut String, finding: &Finding) {
     row_for(out, finding, &[finding.rule]);
 }
 
@@ -157,8 +157,8 @@ fn defaults_snippet(out: &mut String, finding: &Finding, defaults: &group::Defau
     }
 }
 
-/// The Markdown report, newline-terminated.
-pub fn report(report: &Report) -> String {
+/// The heading and the counts, each followed by a blank line.
+pub(crate) fn heading(report: &Report) -> String {
     let summary = &report.summary;
     let mut out = String::from("## kvlint\n\n");
     let errors = plural(summary.errors, "error", "errors");
@@ -177,6 +177,12 @@ pub fn report(report: &Report) -> String {
         plural(summary.vms, "VM", "VMs"),
     );
     out.push('\n');
+    out
+}
+
+/// The Markdown report, newline-terminated.
+pub fn report(report: &Report) -> String {
+    let mut out = heading(report);
     if report.findings.is_empty() {
         out.push_str("No findings.\n");
         return out;

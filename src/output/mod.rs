@@ -1,14 +1,19 @@
 //! Report formats. Every format is fed the same sorted findings.
 
+pub mod annotation_budget;
 pub mod github;
+pub mod github_context;
 pub mod group;
 pub mod human;
 pub mod ignore;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod pull_request;
 pub mod sarif;
 pub mod statistics;
+pub mod step_summary;
+pub mod workspace;
 
 use clap::ValueEnum;
 

@@ -6,6 +6,7 @@
 //! exclusive, counted in Unicode code points (`columnKind: unicodeCodePoints`), which is how
 //! kvlint counts them too.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -17,6 +18,7 @@ use crate::rules::explain::rule_url;
 use crate::rules::{self, Rule};
 
 use super::markdown::object_label;
+use super::workspace::Base;
 
 const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -72,21 +74,64 @@ fn percent_encode(text: &str) -> String {
     out
 }
 
-/// The artifact location of a file as kvlint names it: an absolute path becomes a `file:` URI,
-/// anything else (a relative path, a name such as `<stdin>`) a URI relative to `%SRCROOT%`.
-fn artifact_location(file: &str) -> Value {
-    let file = file.replace('\\', "/");
+/// A `file:` URI for an absolute path (`/…` or `C:/…`, with `/` between its parts).
+fn absolute_uri(file: &str) -> Option<String> {
     if file.starts_with('/') {
-        return json!({ "uri": format!("file://{}", percent_encode(&file)) });
+        return Some(format!("file://{}", percent_encode(file)));
     }
     let bytes = file.as_bytes();
     if bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/' {
-        return json!({
-            "uri": format!("file:///{}:{}", &file[..1], percent_encode(&file[2..]))
-        });
+        return Some(format!(
+            "file:///{}:{}",
+            &file[..1],
+            percent_encode(&file[2..])
+        ));
+    }
+    None
+}
+
+/// The artifact location of a file as kvlint names it: a path below the base directory
+/// (relative, or absolute below it) becomes a URI relative to `%SRCROOT%`, any other absolute
+/// path a `file:` URI, and a name such as `<stdin>` stays relative to `%SRCROOT%`.
+fn artifact_location(file: &str, base: Option<&Base>) -> Value {
+    let file = base.map_or(Cow::Borrowed(file), |base| base.localise(file));
+    let file = file.replace('\\', "/");
+    if let Some(uri) = absolute_uri(&file) {
+        return json!({ "uri": uri });
     }
     let relative = file.strip_prefix("./").unwrap_or(&file);
     json!({ "uri": percent_encode(relative), "uriBaseId": SRCROOT })
+}
+
+/// What `%SRCROOT%` stands for: the GitHub workspace, with its URI, or the directory kvlint ran
+/// in (left to the consumer, as before).
+fn original_uri_base_ids(base: Option<&Base>) -> Value {
+    let workspace = base.filter(|base| base.is_workspace()).and_then(|base| {
+        let dir = base.dir().to_str()?.replace('\\', "/");
+        let dir = if dir.ends_with('/') {
+            dir
+        } else {
+            format!("{dir}/")
+        };
+        absolute_uri(&dir)
+    });
+    match workspace {
+        Some(uri) => json!({
+            SRCROOT: {
+                "uri": uri,
+                "description": {
+                    "text": "The GitHub Actions workspace (the repository's checkout); relative paths are relative to it."
+                }
+            }
+        }),
+        None => json!({
+            SRCROOT: {
+                "description": {
+                    "text": "The directory kvlint was run in; relative paths are relative to it."
+                }
+            }
+        }),
+    }
 }
 
 /// The region of a location; `None` for a location that names a whole file (line 0).
@@ -110,9 +155,12 @@ fn region(location: &Location) -> Option<Value> {
     Some(Value::Object(region))
 }
 
-fn physical_location(location: &Location) -> Value {
+fn physical_location(location: &Location, base: Option<&Base>) -> Value {
     let mut physical = Map::new();
-    physical.insert("artifactLocation".into(), artifact_location(&location.file));
+    physical.insert(
+        "artifactLocation".into(),
+        artifact_location(&location.file, base),
+    );
     if let Some(region) = region(location) {
         physical.insert("region".into(), region);
     }
@@ -203,7 +251,7 @@ fn fingerprint_hash(finding: &Finding) -> u64 {
     ])
 }
 
-fn result(finding: &Finding, occurrence: usize) -> Value {
+fn result(finding: &Finding, occurrence: usize, base: Option<&Base>) -> Value {
     let rule_index = rules::ALL
         .iter()
         .position(|rule| rule.code == finding.rule.code);
@@ -220,7 +268,7 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
     let mut location = Map::new();
     location.insert(
         "physicalLocation".into(),
-        physical_location(&finding.location),
+        physical_location(&finding.location, base),
     );
     if let Some(object) = &finding.object {
         location.insert("logicalLocations".into(), json!([logical_location(object)]));
@@ -234,7 +282,7 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
             .map(|(i, related)| {
                 json!({
                     "id": i + 1,
-                    "physicalLocation": physical_location(&related.location),
+                    "physicalLocation": physical_location(&related.location, base),
                     "message": { "text": message_text(&related.message) },
                 })
             })
@@ -268,8 +316,14 @@ fn result(finding: &Finding, occurrence: usize) -> Value {
     Value::Object(result)
 }
 
-/// The report as a SARIF 2.1.0 log, pretty-printed and newline-terminated.
+/// The report as a SARIF 2.1.0 log, pretty-printed and newline-terminated, with paths relative
+/// to this run's base directory (`$GITHUB_WORKSPACE`, else the working directory).
 pub fn report(report: &Report) -> String {
+    report_in(report, Base::from_env().as_ref())
+}
+
+/// The report as a SARIF 2.1.0 log, with paths below `base` relative to `%SRCROOT%`.
+pub fn report_in(report: &Report, base: Option<&Base>) -> String {
     // Findings with the same identity are told apart by their order, as GitHub does for its own
     // line hashes: `<hash>:1`, `<hash>:2`, ...
     let mut seen: HashMap<u64, usize> = HashMap::new();
@@ -279,7 +333,7 @@ pub fn report(report: &Report) -> String {
         .map(|finding| {
             let count = seen.entry(fingerprint_hash(finding)).or_insert(0);
             *count += 1;
-            result(finding, *count)
+            result(finding, *count, base)
         })
         .collect();
     let descriptors: Vec<Value> = rules::ALL
@@ -299,13 +353,7 @@ pub fn report(report: &Report) -> String {
                     "rules": descriptors,
                 }
             },
-            "originalUriBaseIds": {
-                SRCROOT: {
-                    "description": {
-                        "text": "The directory kvlint was run in; relative paths are relative to it."
-                    }
-                }
-            },
+            "originalUriBaseIds": original_uri_base_ids(base),
             "columnKind": "unicodeCodePoints",
             "results": results,
             "properties": { "summary": report.summary },
@@ -452,20 +500,23 @@ mod tests {
     #[test]
     fn uris_are_encoded_and_absolute_paths_are_file_uris() {
         assert_eq!(
-            artifact_location("./apps/my vm#1.yaml"),
+            artifact_location("./apps/my vm#1.yaml", None),
             json!({"uri": "apps/my%20vm%231.yaml", "uriBaseId": "%SRCROOT%"})
         );
         assert_eq!(
-            artifact_location("<stdin>"),
+            artifact_location("<stdin>", None),
             json!({"uri": "%3Cstdin%3E", "uriBaseId": "%SRCROOT%"})
         );
-        assert_eq!(artifact_location("a:b/ü.yaml")["uri"], "a%3Ab/%C3%BC.yaml");
         assert_eq!(
-            artifact_location("/srv/repo/vm.yaml"),
+            artifact_location("a:b/ü.yaml", None)["uri"],
+            "a%3Ab/%C3%BC.yaml"
+        );
+        assert_eq!(
+            artifact_location("/srv/repo/vm.yaml", None),
             json!({"uri": "file:///srv/repo/vm.yaml"})
         );
         assert_eq!(
-            artifact_location("C:\\repo\\vm.yaml"),
+            artifact_location("C:\\repo\\vm.yaml", None),
             json!({"uri": "file:///C:/repo/vm.yaml"})
         );
     }
