@@ -398,7 +398,7 @@ impl Builder<'_> {
                             self.context,
                             &mut scratch_origins,
                         );
-                        chain::entries_of(&loaded.objects)
+                        chain::entries_of(&loaded.objects, &job.unit.path)
                     }
                     _ => Vec::new(),
                 };
