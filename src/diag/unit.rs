@@ -47,6 +47,10 @@ pub struct Via {
     pub name: String,
     pub file: String,
     pub line: u32,
+    /// The unit whose build output holds the entry point, when a unit renders it rather than
+    /// a file of the repository holding it as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 impl UnitRef {

@@ -522,6 +522,7 @@ mod tests {
                     name: "web".to_owned(),
                     file: "apps.yaml".to_owned(),
                     line: 1,
+                    unit: None,
                 }),
             }));
             let report = Report {

@@ -71,6 +71,7 @@ impl App {
                 name: field("name").unwrap_or_default(),
                 file: file.to_string(),
                 line: span.start.line,
+                unit: None,
             },
             spec: node.get("spec").cloned().unwrap_or(Node {
                 value: Value::Null,
@@ -675,6 +676,7 @@ pub(super) fn stage(
     }
     let mut chained = (Vec::new(), Vec::new());
     for entry in rendered.of_kinds(GROUP, &["Application", "ApplicationSet"]) {
+        let before = chained.0.len();
         applications_of(
             &entry.file,
             &entry.text,
@@ -682,6 +684,9 @@ pub(super) fn stage(
             repository,
             &mut chained,
         );
+        for app in &mut chained.0[before..] {
+            app.via.unit = Some(entry.unit.clone());
+        }
     }
     apps.append(&mut chained.0);
     rendering.findings.append(&mut chained.1);

@@ -107,10 +107,15 @@ impl Contents {
 }
 
 fn content_of(path: &Path) -> Content {
-    let resolved = match std::fs::canonicalize(path) {
-        Ok(resolved) => resolved,
+    // Most files are no symlink: read as named, without resolving each component first.
+    let resolved = match std::fs::symlink_metadata(path) {
+        Ok(metadata) if !metadata.file_type().is_symlink() => path.to_path_buf(),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Content::Absent,
-        Err(_) => return Content::Unreadable,
+        _ => match std::fs::canonicalize(path) {
+            Ok(resolved) => resolved,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Content::Absent,
+            Err(_) => return Content::Unreadable,
+        },
     };
     match crate::source::read_file_bytes(&resolved) {
         Ok(bytes) => Content::Digest(Sha256::digest(&bytes).into()),

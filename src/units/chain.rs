@@ -23,9 +23,12 @@ pub(super) fn may_hold_entries(output: &str) -> bool {
     output.contains(FLUX_GROUP) || output.contains(ARGO_GROUP)
 }
 
-/// The entry points among a unit's rendered objects.
-pub(super) fn entries_of(objects: &[Object]) -> Vec<RenderedEntry> {
-    objects.iter().filter_map(RenderedEntry::of).collect()
+/// The entry points among the rendered objects of the unit reported as `unit`.
+pub(super) fn entries_of(objects: &[Object], unit: &str) -> Vec<RenderedEntry> {
+    objects
+        .iter()
+        .filter_map(|object| RenderedEntry::of(object, unit))
+        .collect()
 }
 
 /// An entry point found in a unit's rendered objects.
@@ -41,13 +44,15 @@ pub(super) struct RenderedEntry {
     pub name: String,
     /// The line of its `kind:` key in `file`: the document it was rendered from.
     pub line: u32,
+    /// The unit that renders it, as the report names it.
+    pub unit: String,
     /// The rendered object as JSON, to tell a changed entry point from a seen one.
     json: String,
 }
 
 impl RenderedEntry {
     /// The entry point `object` is, if it is one.
-    fn of(object: &Object) -> Option<Self> {
+    fn of(object: &Object, unit: &str) -> Option<Self> {
         let entry_kind = match object.group.as_str() {
             FLUX_GROUP => object.kind == "Kustomization",
             ARGO_GROUP => matches!(object.kind.as_str(), "Application" | "ApplicationSet"),
@@ -75,6 +80,7 @@ impl RenderedEntry {
             kind: object.kind.clone(),
             name: object.name.clone(),
             line,
+            unit: unit.to_owned(),
             node,
         })
     }

@@ -58,6 +58,7 @@ pub(crate) struct Tree {
     /// Whether a referenced path stays inside the repository, resolved once: the bases of
     /// hundreds of overlays are visited once per overlay.
     inside: std::collections::HashMap<PathBuf, bool>,
+    resolver: super::resolve::Resolver,
 }
 
 impl Tree {
@@ -67,6 +68,7 @@ impl Tree {
             repository,
             read: BTreeMap::new(),
             inside: std::collections::HashMap::new(),
+            resolver: super::resolve::Resolver::default(),
         }
     }
 
@@ -87,10 +89,10 @@ impl Tree {
         if let Some(&known) = self.inside.get(path) {
             return known;
         }
-        let inside = match std::fs::canonicalize(path) {
-            Ok(real) => real.starts_with(repository),
+        let inside = match self.resolver.file(path) {
+            Some(real) => real.starts_with(repository),
             // A missing path is Kustomize's error to report, with its message.
-            Err(_) => true,
+            None => true,
         };
         self.inside.insert(path.to_path_buf(), inside);
         inside

@@ -48,6 +48,8 @@ pub(crate) struct Entry {
     pub post_build_span: Option<Span>,
     /// Where each `spec.postBuild.substitute` key is written.
     pub substitute_spans: BTreeMap<String, Span>,
+    /// The unit whose build output holds it, when it is rendered rather than written.
+    pub rendered_by: Option<String>,
 }
 
 impl Entry {
@@ -84,6 +86,7 @@ impl Entry {
                 .iter()
                 .map(|e| (e.key.clone(), e.key_span))
                 .collect(),
+            rendered_by: None,
         })
     }
 

@@ -137,6 +137,7 @@ fn release<'a>(entry: &'a Object, default_namespace: &str) -> Option<Release<'a>
             name: entry.name.clone(),
             file: entry.file.to_string(),
             line: entry.node.span.start.line,
+            unit: None,
         }),
     });
     Some(Release {

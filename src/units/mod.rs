@@ -15,6 +15,7 @@ pub(crate) mod helm;
 mod kustomization;
 pub(crate) mod provenance;
 mod rendered;
+mod resolve;
 mod tool;
 mod wrapper;
 
@@ -397,7 +398,7 @@ impl Builder<'_> {
                             self.context,
                             &mut scratch_origins,
                         );
-                        chain::entries_of(&loaded.objects)
+                        chain::entries_of(&loaded.objects, &job.unit.path)
                     }
                     _ => Vec::new(),
                 };
@@ -595,19 +596,24 @@ impl Job {
 /// The checked files that hold entry points (Argo CD or Flux objects) or variable sources
 /// (ConfigMaps, Secrets), with their texts.
 fn entry_texts(inputs: &[Input]) -> Vec<(Arc<str>, String)> {
+    let markers: Vec<memchr::memmem::Finder<'_>> = ENTRY_MARKERS
+        .iter()
+        .chain(&["kind: ConfigMap", "kind: Secret"])
+        .map(memchr::memmem::Finder::new)
+        .collect();
     inputs
         .par_iter()
         .filter_map(|input| match input {
             Input::File { path, display } if crate::source::is_manifest_name(path) => {
-                let text = crate::source::read_file_text(path).ok()?;
+                // Most files hold none of these: they are not decoded nor kept.
+                let bytes = crate::source::read_file_bytes(path).ok()?;
+                if !markers.iter().any(|marker| marker.find(&bytes).is_some()) {
+                    return None;
+                }
+                let text = crate::source::decode(bytes).ok()?;
                 Some((Arc::clone(display), text))
             }
             _ => None,
-        })
-        .filter(|(_, text)| {
-            is_entry_point(text)
-                || text.contains("kind: ConfigMap")
-                || text.contains("kind: Secret")
         })
         .collect()
 }
@@ -830,8 +836,9 @@ fn never_applied(
 /// Whether a file's text holds Argo CD or Flux objects (an Application, a Flux
 /// Kustomization...).
 fn is_entry_point(text: &str) -> bool {
-    // Flux's groups are `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
-    ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"]
-        .iter()
-        .any(|marker| text.contains(marker))
+    ENTRY_MARKERS.iter().any(|marker| text.contains(marker))
 }
+
+/// Text every file holding Argo CD or Flux objects contains. Flux's groups are
+/// `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
+const ENTRY_MARKERS: [&str; 2] = ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"];

@@ -64,6 +64,7 @@ pub(crate) struct Origins {
     displays: HashMap<PathBuf, Arc<str>>,
     /// The closure files already resolved into `displays`.
     learnt: std::collections::HashSet<PathBuf>,
+    resolver: super::resolve::Resolver,
     files: HashMap<PathBuf, Option<Arc<OriginFile>>>,
     sources: Vec<(Arc<str>, Arc<str>)>,
     suppressions: Vec<Suppression>,
@@ -76,6 +77,7 @@ impl Origins {
             keep_sources,
             displays: HashMap::new(),
             learnt: std::collections::HashSet::new(),
+            resolver: super::resolve::Resolver::default(),
             files: HashMap::new(),
             sources: Vec::new(),
             suppressions: Vec::new(),
@@ -91,7 +93,7 @@ impl Origins {
             if !self.learnt.insert(file.clone()) {
                 continue;
             }
-            if let Ok(real) = std::fs::canonicalize(file) {
+            if let Some(real) = self.resolver.file(file) {
                 self.displays
                     .entry(real)
                     .or_insert_with(|| crate::source::display_path(file));

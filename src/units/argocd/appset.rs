@@ -51,6 +51,7 @@ pub(crate) fn expand(
                 .map_or(node.span, |e| e.key_span)
                 .start
                 .line,
+            unit: None,
         },
     };
     let mut out = (Vec::new(), Vec::new());

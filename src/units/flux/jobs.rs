@@ -109,7 +109,12 @@ fn chain(entries: &mut Vec<Entry>, rendered: &Rendered) {
     entries.extend(
         rendered
             .of_kinds(super::GROUP, &["Kustomization"])
-            .filter_map(|found| Entry::of(&found.file, &found.node)),
+            .filter_map(|found| {
+                Entry::of(&found.file, &found.node).map(|entry| Entry {
+                    rendered_by: Some(found.unit.clone()),
+                    ..entry
+                })
+            }),
     );
 }
 
@@ -194,6 +199,7 @@ pub(in crate::units) fn flux_jobs(
                 name: entry.name.clone(),
                 file: entry.file.to_string(),
                 line: entry.span.start.line,
+                unit: entry.rendered_by.clone(),
             }),
         });
         out.jobs.push(Job {

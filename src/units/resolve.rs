@@ -1,0 +1,78 @@
+//! Real paths (symlinks followed, as `std::fs::canonicalize` gives them) of many files in few
+//! directories: each directory is resolved once, and a file costs one `lstat` instead of a
+//! `readlink` for every component of its path.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Resolved directories, remembered for the files in them.
+#[derive(Debug, Default)]
+pub(crate) struct Resolver {
+    dirs: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Resolver {
+    /// `dir` resolved, the empty path being the working directory; None when it cannot be.
+    pub(crate) fn dir(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.dirs.get(dir) {
+            return known.clone();
+        }
+        let resolved = super::discover::resolve_dir(dir).ok();
+        self.dirs.insert(dir.to_path_buf(), resolved.clone());
+        resolved
+    }
+
+    /// `file` resolved, as `std::fs::canonicalize` resolves it; None when it cannot be (a
+    /// missing file).
+    pub(crate) fn file(&mut self, file: &Path) -> Option<PathBuf> {
+        let metadata = std::fs::symlink_metadata(file).ok()?;
+        // A symlink, or a name that is no plain entry of its parent (`..`, `/`): resolved
+        // the long way.
+        let (Some(name), Some(parent)) = (file.file_name(), file.parent()) else {
+            return std::fs::canonicalize(file).ok();
+        };
+        if metadata.file_type().is_symlink() {
+            return std::fs::canonicalize(file).ok();
+        }
+        Some(self.dir(parent)?.join(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_resolve_as_canonicalize_resolves_them() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = temp.path();
+        std::fs::create_dir_all(top.join("real/sub")).unwrap();
+        std::fs::write(top.join("real/sub/vm.yaml"), "kind: VirtualMachine\n").unwrap();
+        std::fs::write(top.join("real/other.yaml"), "").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(top.join("real"), top.join("linked")).unwrap();
+            std::os::unix::fs::symlink(top.join("real/other.yaml"), top.join("real/sub/link.yaml"))
+                .unwrap();
+        }
+        let mut resolver = Resolver::default();
+        for path in [
+            "real/sub/vm.yaml",
+            "linked/sub/vm.yaml",
+            "linked/sub/link.yaml",
+            "real/sub/../other.yaml",
+            "real/sub",
+            "real/sub/..",
+            "missing.yaml",
+            "real/other.yaml/nested",
+        ] {
+            let path = top.join(path);
+            assert_eq!(
+                resolver.file(&path),
+                std::fs::canonicalize(&path).ok(),
+                "{}",
+                path.display()
+            );
+        }
+    }
+}
