@@ -38,14 +38,16 @@ fn exit_code_is_1_for_errors_and_0_for_a_clean_repository() {
 
 #[test]
 fn fail_on_moves_the_threshold() {
-    let norway = "testdata/cases/yaml11-norway";
-    assert_eq!(kvlint(&["check", norway], None).status.code(), Some(0));
-    assert_eq!(
-        kvlint(&["check", norway, "--fail-on", "warning"], None)
-            .status
-            .code(),
-        Some(1)
-    );
+    // A VM whose only finding is a warning (the deprecated `running`).
+    let warned = [
+        "check",
+        "--index",
+        "testdata/integrations/fail",
+        "testdata/integrations/fail/apps/web.yaml",
+    ];
+    assert_eq!(kvlint(&warned, None).status.code(), Some(0));
+    let strict = [&warned[..], &["--fail-on", "warning"]].concat();
+    assert_eq!(kvlint(&strict, None).status.code(), Some(1));
     assert_eq!(
         kvlint(&["check", CONFLICT, "--fail-on", "none"], None)
             .status

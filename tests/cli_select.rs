@@ -199,8 +199,10 @@ fn check_in(dir: &Path, args: &[&str]) -> Output {
         .expect("kvlint runs")
 }
 
-const CONFIG_MAP: &str =
-    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    backup: yes\n";
+/// An object of a kind kvlint has no schema for, with a YAML 1.1 boolean where the author may
+/// have meant a string: a KV0003 warning and nothing else.
+const WIDGET: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: x\nspec:\n  backup: yes\n";
 
 #[test]
 fn configuration_selects_ignores_and_ignores_per_file() {
@@ -209,9 +211,9 @@ fn configuration_selects_ignores_and_ignores_per_file() {
             ".kvlint.yaml",
             "select: [syntax]\nignore: [KV0019]\nper-file-ignores:\n  legacy/**: [KV0003]\n  old-*.yaml: [yaml11-ambiguous-scalar]\n",
         ),
-        ("apps/a.yaml", CONFIG_MAP),
-        ("legacy/b.yaml", CONFIG_MAP),
-        ("apps/old-c.yaml", CONFIG_MAP),
+        ("apps/a.yaml", WIDGET),
+        ("legacy/b.yaml", WIDGET),
+        ("apps/old-c.yaml", WIDGET),
     ]);
     let output = check_in(dir.path(), &[]);
     let report = common::json_report(&output);
@@ -231,7 +233,7 @@ fn configuration_selects_ignores_and_ignores_per_file() {
 fn off_in_rules_is_an_ignore_the_command_line_can_select_again() {
     let dir = repository(&[
         (".kvlint.yaml", "rules:\n  KV0003: off\n  KV0006: error\n"),
-        ("a.yaml", CONFIG_MAP),
+        ("a.yaml", WIDGET),
         ("kustomization.yaml", "resources: [a.yaml]\n"),
     ]);
     let output = check_in(dir.path(), &[]);
@@ -262,7 +264,7 @@ fn unknown_selectors_in_the_configuration_are_kv0019_at_their_line() {
             ".kvlint.yaml",
             "select:\n  - KV1\n  - nosuch\nper-file-ignores:\n  '[': [KV1]\n  a/**: [dirft]\n",
         ),
-        ("a.yaml", CONFIG_MAP),
+        ("a.yaml", WIDGET),
     ]);
     let report = common::json_report(&check_in(dir.path(), &[]));
     let lines: Vec<(u64, String)> = report["diagnostics"]
@@ -290,7 +292,7 @@ fn kvlint_yml_beside_kvlint_yaml_is_reported_and_not_used() {
     let dir = repository(&[
         (".kvlint.yaml", "rules:\n  KV0003: error\n"),
         (".kvlint.yml", "rules:\n  KV0003: off\n"),
-        ("a.yaml", CONFIG_MAP),
+        ("a.yaml", WIDGET),
     ]);
     let report = common::json_report(&check_in(dir.path(), &[]));
     let diags = report["diagnostics"].as_array().unwrap();
@@ -309,7 +311,7 @@ fn kvlint_yml_beside_kvlint_yaml_is_reported_and_not_used() {
 
 #[test]
 fn diff_base_with_a_path_on_neither_side_exits_2() {
-    let dir = repository(&[("a.yaml", CONFIG_MAP)]);
+    let dir = repository(&[("a.yaml", WIDGET)]);
     common::git(dir.path(), &["add", "."]);
     common::git(dir.path(), &["commit", "-q", "-m", "base"]);
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))

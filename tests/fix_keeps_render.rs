@@ -1,7 +1,8 @@
 //! `kvlint fix` never changes the VM that runs: on every fixture repository, the VMs rendered
-//! after the safe fixes are the VMs rendered before, except for fields KubeVirt itself would
-//! write into the stored VM, each of them announced by a drift finding of the check before the
-//! fix (pinning what the cluster would write is the point of those fixes).
+//! after the safe fixes are the VMs rendered before, except for fields a finding of the check
+//! before the fix announced (drift: what KubeVirt would write into the stored VM, which those
+//! fixes pin; deprecation: `running` rewritten as the `runStrategy` it means), and the fields
+//! KubeVirt's webhook writes on create into a VM that a fix made admissible.
 
 mod common;
 
@@ -119,8 +120,24 @@ fn differences(before: &Value, after: &Value, at: &mut Vec<String>, out: &mut Ve
     }
 }
 
-/// The drift findings of a check, by object (`namespace/name`) and path segments.
-fn drift(dir: &Path) -> Vec<(String, Vec<String>)> {
+/// What KubeVirt's mutating webhook writes into every VM it admits on create (machine type,
+/// architecture, firmware identity, PCI topology annotation), as path segments.
+const WEBHOOK_WRITES: [&[&str]; 4] = [
+    &[
+        "spec",
+        "template",
+        "metadata",
+        "annotations",
+        "kubevirt.io/pci-topology-version",
+    ],
+    &["spec", "template", "spec", "architecture"],
+    &["spec", "template", "spec", "domain", "machine", "type"],
+    &["spec", "template", "spec", "domain", "firmware"],
+];
+
+/// The drift and deprecation findings of a check, by object (`namespace/name`) and path
+/// segments.
+fn announced(dir: &Path) -> Vec<(String, Vec<String>)> {
     let output = kvlint(
         dir,
         &["check", ".", "--format", "json", "--fail-on", "none"],
@@ -130,17 +147,20 @@ fn drift(dir: &Path) -> Vec<(String, Vec<String>)> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|d| d["category"] == "drift")
-        .map(|d| {
+        .filter(|d| d["category"] == "drift" || d["category"] == "deprecation")
+        .flat_map(|d| {
             let object = &d["object"];
-            (
-                format!(
-                    "{}/{}",
-                    object["namespace"].as_str().unwrap_or_default(),
-                    object["name"].as_str().unwrap_or_default()
-                ),
-                segments(d["path"].as_str().unwrap_or_default()),
-            )
+            let key = format!(
+                "{}/{}",
+                object["namespace"].as_str().unwrap_or_default(),
+                object["name"].as_str().unwrap_or_default()
+            );
+            let mut paths = vec![segments(d["path"].as_str().unwrap_or_default())];
+            // The deprecated `running` is replaced by the `runStrategy` it means.
+            if d["code"] == "KV0016" {
+                paths.push(segments("spec.runStrategy"));
+            }
+            paths.into_iter().map(move |path| (key.clone(), path))
         })
         .collect()
 }
@@ -152,7 +172,7 @@ fn unannounced_changes(fixture: &Path) -> (Vec<String>, usize) {
     let dir = scratch.path().join("repo");
     copy_dir(fixture, &dir);
     let before = rendered(&dir);
-    let announced = drift(&dir);
+    let announced = announced(&dir);
     let fix = kvlint(&dir, &["fix", "."]);
     assert!(
         matches!(fix.status.code(), Some(0 | 1)),
@@ -174,7 +194,10 @@ fn unannounced_changes(fixture: &Path) -> (Vec<String>, usize) {
         for field in fields {
             let covered = announced
                 .iter()
-                .any(|(object, path)| object == key && field.starts_with(path));
+                .any(|(object, path)| object == key && field.starts_with(path))
+                || WEBHOOK_WRITES
+                    .iter()
+                    .any(|path| field.len() >= path.len() && field[..path.len()] == **path);
             if !covered {
                 unannounced.push(format!("{}: {key}: {}", fixture.display(), field.join(".")));
             }

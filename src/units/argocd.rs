@@ -478,7 +478,7 @@ pub(crate) struct Shadow {
 
 impl Shadow {
     pub(crate) fn of(target: &Target, root: &Root) -> Option<Self> {
-        let unit_dir = super::discover::resolve_dir(&target.dir).ok()?;
+        let unit_dir = super::resolve::resolve_dir(&target.dir).ok()?;
         let kustomization = std::fs::canonicalize(&*root.kustomization.file).ok()?;
         let layer = target.source.get("kustomize").map(|node| {
             (
@@ -499,7 +499,7 @@ impl Shadow {
     /// stands for the unit's kustomization, so the transformers it configures are the unit's.
     pub(crate) fn edited(root: &Root) -> Option<Self> {
         Some(Self {
-            unit_dir: super::discover::resolve_dir(&root.dir).ok()?,
+            unit_dir: super::resolve::resolve_dir(&root.dir).ok()?,
             kustomization: std::fs::canonicalize(&*root.kustomization.file).ok()?,
             layer: None,
         })

@@ -26,7 +26,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::discover::Root;
 use super::kustomization::FILE_NAMES;
-use super::tool::BuildError;
+use super::outcome::BuildError;
 
 /// Version of the key's layout and of the entry format; a change starts a new cache.
 const FORMAT_VERSION: u32 = 1;

@@ -13,15 +13,6 @@ use super::kustomization::{FILE_NAMES, Kustomization, RefKind, Reference, is_rem
 use crate::k8s::normalise_path;
 use crate::yaml::{self, Limits};
 
-/// A directory as the report names it (normalised, so the working directory is ``), resolved.
-pub(crate) fn resolve_dir(dir: &Path) -> std::io::Result<PathBuf> {
-    if dir.as_os_str().is_empty() {
-        std::fs::canonicalize(".")
-    } else {
-        std::fs::canonicalize(dir)
-    }
-}
-
 /// A reference that keeps a unit from being built offline, or safely.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Unbuildable {

@@ -13,6 +13,7 @@ mod failure;
 mod flux;
 pub(crate) mod helm;
 mod kustomization;
+mod outcome;
 pub(crate) mod provenance;
 mod rendered;
 mod resolve;
@@ -508,7 +509,7 @@ fn load_output(
 pub(crate) fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
     let resolved: Vec<PathBuf> = candidates
         .iter()
-        .filter_map(|dir| discover::resolve_dir(dir).ok())
+        .filter_map(|dir| resolve::resolve_dir(dir).ok())
         .collect();
     let first = resolved.first()?;
     if let Some(root) = crate::source::repository_root(first) {
@@ -546,7 +547,7 @@ enum NotBuilt {
     /// kvlint did not run the build.
     Skipped(Box<Finding>),
     /// The tool failed.
-    Failed(tool::BuildError),
+    Failed(outcome::BuildError),
 }
 
 /// The units cache's root directory, unless `--no-cache`.
@@ -692,7 +693,7 @@ fn build_job(
     };
     let build = || {
         if let Some(shadowed) = &shadow_files {
-            shadowed.copy_files().map_err(tool::BuildError::Failed)?;
+            shadowed.copy_files().map_err(outcome::BuildError::Failed)?;
         }
         tool.build(wrapper_dir, restrictor)
     };
@@ -707,7 +708,7 @@ fn build_job(
 fn failed_finding(
     tool: &Tool,
     root: &discover::Root,
-    error: tool::BuildError,
+    error: outcome::BuildError,
     tree: &mut discover::Tree,
     wrapper_dir: &Path,
 ) -> Finding {
@@ -717,11 +718,11 @@ fn failed_finding(
     let wrapper_dir =
         std::fs::canonicalize(wrapper_dir).unwrap_or_else(|_| wrapper_dir.to_path_buf());
     let (message, location) = match error {
-        tool::BuildError::Refused(message) => {
+        outcome::BuildError::Refused(message) => {
             let directories = root
                 .directories
                 .iter()
-                .filter_map(|dir| Some((discover::resolve_dir(dir).ok()?, dir.clone())))
+                .filter_map(|dir| Some((resolve::resolve_dir(dir).ok()?, dir.clone())))
                 .collect();
             let places = failure::Places {
                 fallback: &root.kustomization.file,
@@ -740,7 +741,7 @@ fn failed_finding(
                 failure.location,
             )
         }
-        tool::BuildError::Failed(problem) => (
+        outcome::BuildError::Failed(problem) => (
             format!(
                 "{} of {} failed: {problem}",
                 tool.label,

@@ -5,6 +5,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// A directory as the report names it (normalised, so the working directory is ``), resolved.
+pub(crate) fn resolve_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    if dir.as_os_str().is_empty() {
+        std::fs::canonicalize(".")
+    } else {
+        std::fs::canonicalize(dir)
+    }
+}
+
 /// Resolved directories, remembered for the files in them.
 #[derive(Debug, Default)]
 pub(crate) struct Resolver {
@@ -17,7 +26,7 @@ impl Resolver {
         if let Some(known) = self.dirs.get(dir) {
             return known.clone();
         }
-        let resolved = super::discover::resolve_dir(dir).ok();
+        let resolved = resolve_dir(dir).ok();
         self.dirs.insert(dir.to_path_buf(), resolved.clone());
         resolved
     }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::outcome::BuildError;
+
 /// Output a build may print before it is stopped (as the largest input file kvlint reads).
 const MAX_OUTPUT_BYTES: u64 = crate::source::MAX_FILE_BYTES;
 /// Error output kept for the message.
@@ -22,15 +24,6 @@ pub(crate) struct Tool {
     /// The Kustomize version it reports (`v5.5.0`), when it says.
     pub version: Option<String>,
     pub timeout: Duration,
-}
-
-/// Why a build gave no output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum BuildError {
-    /// Kustomize refused the unit: its message.
-    Refused(String),
-    /// The process could not run, ran too long, or printed too much.
-    Failed(String),
 }
 
 impl Tool {

@@ -107,7 +107,7 @@ pub(crate) fn with_build_metadata(kustomization: &mut serde_json::Value) {
 fn create(root: &Root, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
     std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
     let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
-    let unit = super::discover::resolve_dir(&root.dir).map_err(|err| err.to_string())?;
+    let unit = super::resolve::resolve_dir(&root.dir).map_err(|err| err.to_string())?;
     Ok((dir, unit))
 }
 

@@ -14,7 +14,7 @@ use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::chain::Rendered;
 use crate::units::kustomization::{Kustomization, RefKind, Reference};
-use crate::units::{Job, NotBuilt, discover, display_dir, is_entry_point};
+use crate::units::{Job, NotBuilt, discover, display_dir, is_entry_point, resolve};
 
 /// What a Flux unit adds to a build: its entry, its variables, and the kustomization Flux
 /// generates when its path has none.
@@ -147,7 +147,7 @@ pub(in crate::units) fn flux_jobs(
         let dir = entry.directory(&shown_root);
         let (mut root, generated) = match tree.root(&dir) {
             Some(root) => (root, None),
-            None if discover::resolve_dir(&dir).is_ok_and(|real| real.is_dir()) => {
+            None if resolve::resolve_dir(&dir).is_ok_and(|real| real.is_dir()) => {
                 match generated_root(&entry, &shown_root, &dir, tree) {
                     Ok((root, generated)) => (root, Some(generated)),
                     Err(finding) => {
