@@ -12,6 +12,7 @@ use std::process::Command;
 
 /// Every KubeVirt file the documentation links, as `<tag>/<path>`.
 const KUBEVIRT_SOURCES: &[&str] = &[
+    "v1.2.0/pkg/virt-api/webhooks/validating-webhook/admitters/vms-admitter.go",
     "v1.4.0/pkg/instancetype/instancetype.go",
     "v1.5.0/pkg/instancetype/webhooks/vm/admitter.go",
     "v1.5.0/pkg/virt-operator/resource/generate/components/crds.go",
