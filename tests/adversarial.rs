@@ -698,7 +698,8 @@ spec:
     }
 }
 
-/// A spread ratio of 0 makes KubeVirt divide by zero (spec apply.md §3.3); CPU counts at the
+/// A spread ratio of 0 makes KubeVirt divide by zero (`pkg/instancetype/apply/cpu.go`,
+/// `applyGuestCPUTopology`); CPU counts at the
 /// top of u32 make its products overflow.
 #[test]
 fn cpu_counts_that_break_kubevirt_arithmetic_are_findings() {

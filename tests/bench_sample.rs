@@ -141,7 +141,8 @@ fn sample_200_defects_are_reported_and_nothing_else() {
         }
         // The generator writes some VMs without runStrategy or running, and spreads a 1-vCPU
         // instance type; KubeVirt v1.9 refuses both (vms-admitter.go validateRunStrategy;
-        // spec apply.md §5.5, result obtained by running KubeVirt's code).
+        // preference/validation/cpu.go CheckSpreadCPUTopology, result obtained by running
+        // KubeVirt's code).
         // inferFromVolume is accepted on create, but every later apply of the same manifest is
         // refused (a sync-breaking drift, an error by design).
         let refused_by_kubevirt = finding.message == "RunStrategy must be specified"

@@ -1,5 +1,5 @@
-//! The worked examples marked [run] in the behaviour specification (results of KubeVirt's own
-//! code), end to end through `check` and `render`.
+//! Worked examples whose results come from running KubeVirt's own code, end to end through
+//! `check` and `render`.
 
 use kvlint::check::{self, Options, Report};
 use kvlint::source::Selection;
@@ -57,7 +57,8 @@ spec:
     )
 }
 
-/// apply.md §3.1: an empty VM nodeSelector conflicts in expand, but admission (after the
+/// `pkg/instancetype/apply/nodeselector.go`, `applyNodeSelector`: an empty VM nodeSelector
+/// conflicts in expand, but admission (after the
 /// mutating webhook's re-serialisation drops it) lets the VM through.
 #[test]
 fn empty_node_selector_conflicts_in_expand_only() {
@@ -82,7 +83,8 @@ fn empty_node_selector_conflicts_in_expand_only() {
     );
 }
 
-/// apply.md §3.11: every conflict is reported, with KubeVirt's message and field each.
+/// `pkg/instancetype/conflict/conflicts.go`, `Conflicts.StatusCauses`: every conflict is
+/// reported, with KubeVirt's message and field each.
 #[test]
 fn conflicts_of_many_sections() {
     let instancetype = "
@@ -151,7 +153,8 @@ spec:
     assert!(report.rendered.is_empty());
 }
 
-/// apply.md §4.1: preferred CPU features on a VM without instance type and without
+/// `pkg/instancetype/preference/apply/cpu.go`, `applyCPUPreferences`: preferred CPU features
+/// on a VM without instance type and without
 /// `domain.cpu` make KubeVirt's webhook panic.
 #[test]
 fn cpu_features_without_domain_cpu_fail_the_webhook() {
@@ -171,7 +174,8 @@ spec:
     assert!(codes(&report).contains(&"KV1009"), "{:#?}", report.findings);
 }
 
-/// apply.md §4.3: preferredAcpi overwrites a VM's own ACPI setting.
+/// `pkg/instancetype/preference/apply/features.go`: preferredAcpi overwrites a VM's own ACPI
+/// setting.
 #[test]
 fn preferred_acpi_overwrites_the_vm() {
     let report = run(&format!(
@@ -193,7 +197,8 @@ spec:
     assert_eq!(features, &serde_json::json!({"acpi": {}}));
 }
 
-/// apply.md §4.4: a firmware preference creates `firmware.bootloader` even when nothing else
+/// `pkg/instancetype/preference/apply/firmware.go`, `applyFirmwarePreferences`: a firmware
+/// preference creates `firmware.bootloader` even when nothing else
 /// applies.
 #[test]
 fn firmware_preference_creates_the_bootloader() {
@@ -216,7 +221,9 @@ spec:
     assert_eq!(firmware, &serde_json::json!({"bootloader": {}}));
 }
 
-/// apply.md §5.2: defaults fill the topology only when sockets, cores and threads are all 0;
+/// `pkg/instancetype/preference/requirements/cpu.go`, `checkCPU`, after
+/// `pkg/defaults/defaults.go`, `SetDefaultGuestCPUTopology`: defaults fill the topology only
+/// when sockets, cores and threads are all 0;
 /// a VM with only `cores: 1` provides 0 sockets to a sockets preference.
 #[test]
 fn requirement_sees_the_defaulted_topology() {
@@ -248,7 +255,8 @@ spec:
     );
 }
 
-/// apply.md §5.5: the spread check runs before the 1-vCPU shortcut: a 1-vCPU instance type with
+/// `pkg/instancetype/preference/validation/cpu.go`, `CheckSpreadCPUTopology`: the spread check
+/// runs before the 1-vCPU shortcut: a 1-vCPU instance type with
 /// a spread preference is refused although it would render as 1/1/1.
 #[test]
 fn one_vcpu_spread_is_refused_but_renders() {
@@ -292,7 +300,8 @@ spec:
     );
 }
 
-/// apply.md §6.1 step 5: the default interface gets its bridge binding before preferences, so
+/// `pkg/instancetype/expand/expand.go`, `Expand` (`SetDefaultNetworkInterface` before
+/// `ApplyToVMI`): the default interface gets its bridge binding before preferences, so
 /// preferredInterfaceMasquerade does not apply to it, while preferredInterfaceModel does.
 #[test]
 fn default_interface_keeps_bridge_but_takes_the_model() {
@@ -320,7 +329,8 @@ spec:
     );
 }
 
-/// apply.md §3.4 and §8: the overcommitted request is computed in single precision and printed
+/// `pkg/instancetype/apply/memory.go`, `applyMemory`, and apimachinery's `Quantity.String`:
+/// the overcommitted request is computed in single precision and printed
 /// canonically; memory.guest keeps its canonical form.
 #[test]
 fn overcommit_in_single_precision() {
@@ -339,7 +349,8 @@ spec:
     assert_eq!(domain["resources"]["requests"]["memory"], "1932735232");
 }
 
-/// apply.md §6.3 worked example: `u1.medium` and `fedora` from the built-in catalog (v1.7.0
+/// The expand endpoint (`pkg/virt-api/rest/expand.go`) on `u1.medium` and `fedora` from the
+/// built-in catalog (v1.7.0
 /// content), a containerDisk and a cloud-init volume, default cluster.
 #[test]
 fn worked_example_u1_medium_fedora() {

@@ -1,15 +1,16 @@
-//! The version matrix of spec submission.md §8, row by row: the same manifest checked on both
-//! sides of a release boundary shows the behaviour on one side only. Rows that hold in every
+//! The releases where KubeVirt's instance-type behaviour changes, one behaviour at a time: the
+//! same manifest checked on both sides of a release boundary shows the behaviour on one side
+//! only. Behaviours that hold in every
 //! release are checked at the oldest and the newest. Fixtures are the rules' own
 //! (testdata/rules/<CODE>/fail) where one fits, else testdata/versions/<behaviour>.
 //!
-//! The matrix compares the first releases of minor lines; where KubeVirt backported a change
-//! to an earlier line's patch releases (cluster::backports), the row names the `.0` release.
+//! The cases compare the first releases of minor lines; where KubeVirt backported a change to
+//! an earlier line's patch releases (cluster::backports), the case names the `.0` release.
 //!
-//! Rows without a per-manifest consequence are not here: status refs (2), the update rule (19)
-//! and revision upgrades (21) need a stored object; the rollout strategy (28) only changes what
-//! happens to a running VM; restores (30) happen in the cluster; the `creationTimestamp: null`
-//! of ≤ v1.7 (26) is a null, which no GitOps diff reports.
+//! Behaviours without a per-manifest consequence are not here: status refs, the matcher update
+//! rule and revision upgrades need a stored object; the rollout strategy only changes what
+//! happens to a running VM; restores happen in the cluster; the `creationTimestamp: null` of
+//! ≤ v1.7 is a null, which no GitOps diff reports.
 
 use std::path::Path;
 
@@ -72,7 +73,7 @@ const fn cause(code: &'static str, field: &'static str) -> Probe {
 
 /// One change of behaviour: `probe` holds at `with` and not at `without`.
 struct Boundary {
-    row: &'static str,
+    behaviour: &'static str,
     fixture: &'static str,
     with: &'static str,
     without: &'static str,
@@ -81,63 +82,63 @@ struct Boundary {
 
 const BOUNDARIES: &[Boundary] = &[
     Boundary {
-        row: "1 controller writes spec revisionName (v1.0-v1.4)",
+        behaviour: "controller writes spec revisionName (v1.0-v1.4)",
         fixture: "testdata/rules/KV4006/fail",
         with: "v1.4",
         without: "v1.5",
         probe: at("KV4006", "spec.instancetype.revisionName"),
     },
     Boundary {
-        row: "3 webhook defaults the matcher kind (v1.0-v1.6)",
+        behaviour: "webhook defaults the matcher kind (v1.0-v1.6)",
         fixture: "testdata/rules/KV3001/fail",
         with: "v1.6",
         without: "v1.7",
         probe: at("KV3001", "spec.instancetype.kind"),
     },
     Boundary {
-        row: "5 inferFromVolumeFailurePolicy: Ignore drops the VM's memory (v1.1+)",
+        behaviour: "inferFromVolumeFailurePolicy: Ignore drops the VM's memory (v1.1+)",
         fixture: "testdata/versions/failure-policy-ignore",
         with: "v1.1",
         without: "v1.0",
         probe: saying("KV3002", "inferFromVolumeFailurePolicy: Ignore"),
     },
     Boundary {
-        row: "5 (v1.0 does not know the policy: the VM's memory stays and conflicts)",
+        behaviour: "inferFromVolumeFailurePolicy unknown to v1.0: the VM's memory stays and conflicts",
         fixture: "testdata/versions/failure-policy-ignore",
         with: "v1.0",
         without: "v1.1",
         probe: cause("KV1001", "spec.template.spec.domain.memory"),
     },
     Boundary {
-        row: "6 inference through VolumeSnapshots (v1.9)",
+        behaviour: "inference through VolumeSnapshots (v1.9)",
         fixture: "testdata/versions/snapshot-inference",
         with: "v1.9",
         without: "v1.8",
         probe: at("KV3002", "spec.instancetype"),
     },
     Boundary {
-        row: "6 (v1.8 cannot infer from a snapshot source)",
+        behaviour: "no inference from a snapshot source before v1.9",
         fixture: "testdata/versions/snapshot-inference",
         with: "v1.8",
         without: "v1.9",
         probe: code("KV1005"),
     },
     Boundary {
-        row: "9 preferredArchitecture written into the VM (v1.7+)",
+        behaviour: "preferredArchitecture written into the VM (v1.7+)",
         fixture: "testdata/versions/preferred-architecture",
         with: "v1.8",
         without: "v1.6",
         probe: saying("KV3004", "`arm64`"),
     },
     Boundary {
-        row: "9 (v1.7: the preferred arm64 needs the MultiArchitecture gate)",
+        behaviour: "preferred arm64 needs the MultiArchitecture gate in v1.7",
         fixture: "testdata/versions/preferred-architecture",
         with: "v1.7",
         without: "v1.8",
         probe: cause("KV1008", "spec.template.spec.architecture"),
     },
     Boundary {
-        row: "10 preferredStorageClassName into dataVolumeTemplates[].spec.storage (v1.1+)",
+        behaviour: "preferredStorageClassName into dataVolumeTemplates[].spec.storage (v1.1+)",
         fixture: "testdata/rules/KV3005/fail",
         with: "v1.1",
         without: "v1.0.0",
@@ -147,63 +148,63 @@ const BOUNDARIES: &[Boundary] = &[
         ),
     },
     Boundary {
-        row: "11 random firmware.uuid on create (v1.6+)",
+        behaviour: "random firmware.uuid on create (v1.6+)",
         fixture: "testdata/rules/KV3006/fail",
         with: "v1.6.0",
         without: "v1.5",
         probe: at("KV3006", "spec.template.spec.domain.firmware.uuid"),
     },
     Boundary {
-        row: "12 random firmware.serial on create (v1.7+)",
+        behaviour: "random firmware.serial on create (v1.7+)",
         fixture: "testdata/versions/firmware-serial",
         with: "v1.7",
         without: "v1.6.0",
         probe: at("KV3006", "spec.template.spec.domain.firmware.serial"),
     },
     Boundary {
-        row: "13 controller writes the legacy firmware uuid (v1.6+)",
+        behaviour: "controller writes the legacy firmware uuid (v1.6+)",
         fixture: "testdata/rules/KV3006/fail",
         with: "v1.6",
         without: "v1.5",
         probe: saying("KV3006", "derived from its name, from the VM controller"),
     },
     Boundary {
-        row: "14 pci-topology annotation on create (v1.8+)",
+        behaviour: "pci-topology annotation on create (v1.8+)",
         fixture: "testdata/rules/KV3007/fail",
         with: "v1.8",
         without: "v1.7.0",
         probe: code("KV3007"),
     },
     Boundary {
-        row: "14 (v1.8 always, v1.9 only for PCIe-capable templates)",
+        behaviour: "pci-topology annotation: v1.8 always, v1.9 only for PCIe-capable templates",
         fixture: "testdata/versions/pci-topology-s390x",
         with: "v1.8.0",
         without: "v1.9",
         probe: code("KV3007"),
     },
     Boundary {
-        row: "15 missing instance type rejected at admission (up to v1.5)",
+        behaviour: "missing instance type rejected at admission (up to v1.5)",
         fixture: "testdata/rules/KV1011/fail",
         with: "v1.5",
         without: "v1.6",
         probe: cause("KV1011", "spec.instancetype"),
     },
     Boundary {
-        row: "15 (v1.6+ admits it; the VM cannot start)",
+        behaviour: "missing instance type admitted from v1.6; the VM cannot start",
         fixture: "testdata/rules/KV1011/fail",
         with: "v1.6",
         without: "v1.5",
         probe: code("KV1006"),
     },
     Boundary {
-        row: "16 conflict message A (v1.0)",
+        behaviour: "conflict message A (v1.0)",
         fixture: "testdata/rules/KV1001/fail",
         with: "v1.0",
         without: "v1.1",
         probe: saying("KV1001", "VM field conflicts with selected Instancetype"),
     },
     Boundary {
-        row: "16 conflict message B (v1.1-v1.4)",
+        behaviour: "conflict message B (v1.1-v1.4)",
         fixture: "testdata/rules/KV1001/fail",
         with: "v1.4",
         without: "v1.5",
@@ -213,70 +214,70 @@ const BOUNDARIES: &[Boundary] = &[
         ),
     },
     Boundary {
-        row: "16 conflict message C (v1.5+)",
+        behaviour: "conflict message C (v1.5+)",
         fixture: "testdata/rules/KV1001/fail",
         with: "v1.5",
         without: "v1.4",
         probe: saying("KV1001", "VM field(s) spec.template.spec.domain.memory"),
     },
     Boundary {
-        row: "17 requirements checked before the VMI-spec defaults (v1.0)",
+        behaviour: "requirements checked before the VMI-spec defaults (v1.0)",
         fixture: "testdata/versions/requirements-after-defaults",
         with: "v1.0.0",
         without: "v1.1",
         probe: cause("KV1002", "spec.template.spec.domain.cpu"),
     },
     Boundary {
-        row: "18 preference architecture requirement (v1.7+)",
+        behaviour: "preference architecture requirement (v1.7+)",
         fixture: "testdata/versions/architecture-requirement",
         with: "v1.7",
         without: "v1.6",
         probe: cause("KV1002", "spec.template.spec.architecture"),
     },
     Boundary {
-        row: "20 ControllerRevision names carry the object version (v1.3+)",
+        behaviour: "ControllerRevision names carry the object version (v1.3+)",
         fixture: "testdata/rules/KV4006/fail",
         with: "v1.3",
         without: "v1.2",
         probe: saying("KV4006", "vm-small-v1beta1-<uid>-<generation>"),
     },
     Boundary {
-        row: "22 referencePolicy expand rewrites the VM (v1.4+)",
+        behaviour: "referencePolicy expand rewrites the VM (v1.4+)",
         fixture: "testdata/rules/KV3009/fail",
         with: "v1.4",
         without: "v1.3",
         probe: at("KV3009", "spec.instancetype"),
     },
     Boundary {
-        row: "23 alpha instance-type APIs served (up to v1.5)",
+        behaviour: "alpha instance-type APIs served (up to v1.5)",
         fixture: "testdata/rules/KV0011/fail",
         with: "v1.6",
         without: "v1.5",
         probe: at("KV0011", "apiVersion"),
     },
     Boundary {
-        row: "24 expand applies VMI defaults (v1.4+)",
+        behaviour: "expand applies VMI defaults (v1.4+)",
         fixture: "testdata/rules/KV3007/fail",
         with: "v1.4",
         without: "v1.3",
         probe: Probe::Rendered("/spec/template/spec/networks/0/pod"),
     },
     Boundary {
-        row: "25 requests.memory defaulted by expand (v1.4-v1.6)",
+        behaviour: "requests.memory defaulted by expand (v1.4-v1.6)",
         fixture: "testdata/rules/KV3007/fail",
         with: "v1.6.0",
         without: "v1.7",
         probe: Probe::Rendered("/spec/template/spec/domain/resources/requests/memory"),
     },
     Boundary {
-        row: "27 memory conflicts name the exact field (v1.7+)",
+        behaviour: "memory conflicts name the exact field (v1.7+)",
         fixture: "testdata/rules/KV1001/fail",
         with: "v1.7",
         without: "v1.6",
         probe: cause("KV1001", "spec.template.spec.domain.memory.guest"),
     },
     Boundary {
-        row: "29 bundled catalog deployed by default (v1.4+)",
+        behaviour: "bundled catalog deployed by default (v1.4+)",
         fixture: "testdata/rules/KV2001/fail",
         with: "v1.4",
         without: "v1.3",
@@ -287,17 +288,17 @@ const BOUNDARIES: &[Boundary] = &[
 /// Behaviour of every release: `probe` holds at the oldest and the newest.
 const ALWAYS: &[(&str, &str, Probe)] = &[
     (
-        "4 inferFromVolume rewritten to name/kind",
+        "inferFromVolume rewritten to name/kind",
         "testdata/rules/KV3002/fail",
         at("KV3002", "spec.instancetype"),
     ),
     (
-        "7 machine type written into the VM",
+        "machine type written into the VM",
         "testdata/rules/KV3003/fail",
         at("KV3003", "spec.template.spec.domain.machine.type"),
     ),
     (
-        "8 architecture defaulted into the VM",
+        "architecture defaulted into the VM",
         "testdata/rules/KV3004/fail",
         at("KV3004", "spec.template.spec.architecture"),
     ),
@@ -365,8 +366,8 @@ fn each_change_of_the_version_matrix_shows_on_one_side_only() {
         let with = check(boundary.fixture, boundary.with);
         if !holds(&with, boundary.probe) {
             wrong.push(format!(
-                "row {}: {:?} missing at {} in {}: {:#?}",
-                boundary.row,
+                "{}: {:?} missing at {} in {}: {:#?}",
+                boundary.behaviour,
                 boundary.probe,
                 boundary.with,
                 boundary.fixture,
@@ -376,8 +377,8 @@ fn each_change_of_the_version_matrix_shows_on_one_side_only() {
         let without = check(boundary.fixture, boundary.without);
         if holds(&without, boundary.probe) {
             wrong.push(format!(
-                "row {}: {:?} present at {} in {}",
-                boundary.row, boundary.probe, boundary.without, boundary.fixture
+                "{}: {:?} present at {} in {}",
+                boundary.behaviour, boundary.probe, boundary.without, boundary.fixture
             ));
         }
     }
@@ -387,11 +388,11 @@ fn each_change_of_the_version_matrix_shows_on_one_side_only() {
 #[test]
 fn behaviour_of_every_release_shows_at_both_ends() {
     let mut wrong = Vec::new();
-    for (row, fixture, probe) in ALWAYS {
+    for (behaviour, fixture, probe) in ALWAYS {
         for version in [KubeVirtVersion::OLDEST, KubeVirtVersion::LATEST] {
             let report = check(fixture, &version.to_string());
             if !holds(&report, *probe) {
-                wrong.push(format!("row {row}: {probe:?} missing at {version}"));
+                wrong.push(format!("{behaviour}: {probe:?} missing at {version}"));
             }
         }
     }

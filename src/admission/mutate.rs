@@ -1,4 +1,5 @@
-//! KubeVirt's VM mutating webhook (`virtualmachines-mutator.kubevirt.io`; submission.md §2):
+//! KubeVirt's VM mutating webhook (`virtualmachines-mutator.kubevirt.io`;
+//! `pkg/virt-api/webhooks/mutating-webhook/mutators/vm-mutator.go`, `Mutate`):
 //! matcher validation, inference from volumes, preference-driven writes and VM defaults.
 
 use serde_json::{Map, Value, json};
@@ -19,7 +20,8 @@ const PINNED_UUID: &str = "00000000-0000-4000-8000-000000000000";
 /// Why the mutating webhook refuses a VM.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum MutateRefusal {
-    /// Matcher content rules (§2.2b), with KubeVirt's causes.
+    /// Matcher content rules (`pkg/instancetype/webhooks/vm/mutator.go`,
+    /// `validateInstancetypeMatcher`), with KubeVirt's causes.
     Matcher(Vec<Cause>),
     /// Inference failed and may not be ignored: HTTP 400 with this message and no causes.
     Inference { role: MatcherRole, message: String },
@@ -225,7 +227,8 @@ fn mutate_by_webhook(
     }
 }
 
-/// §2.4: writes driven by the preference; a lookup failure is ignored.
+/// Writes driven by the preference; a lookup failure is ignored (`pkg/instancetype/webhooks/vm/
+/// mutator.go`, `Mutate`: `mutateArch`, `mutateMachineType`, `mutateDataVolumeTemplates`).
 fn apply_preference_writes(
     repo: &Repo<'_>,
     vm: &Object,
@@ -304,7 +307,8 @@ fn apply_preference_writes(
     }
 }
 
-/// §2.5: random firmware UUID (v1.6+) and serial (v1.5.3, v1.6.1, v1.7+) on CREATE, pinned
+/// Random firmware UUID (v1.6+) and serial (v1.5.3, v1.6.1, v1.7+) on CREATE (vm-mutator.go,
+/// `setFirmwareDefaultsIfEmpty`), pinned
 /// here.
 fn apply_firmware_identity(out: &mut Value, profile: &ClusterProfile) {
     let uuid = profile.version.at_least(1, 6);
@@ -323,7 +327,8 @@ fn apply_firmware_identity(out: &mut Value, profile: &ClusterProfile) {
     });
 }
 
-/// §2.6: architecture (from a golden-image DataSource label in v1.6.4+, else the cluster
+/// VM defaults (`pkg/defaults/defaults.go`, `SetVirtualMachineDefaults`): architecture (from a
+/// golden-image DataSource label in v1.6.4+, else the cluster
 /// default), machine type, and (v1.0–v1.6) the default matcher kinds.
 fn apply_vm_defaults(repo: &Repo<'_>, vm: &Object, out: &mut Value, profile: &ClusterProfile) {
     let architecture_from_source = if profile
@@ -438,7 +443,8 @@ fn architecture_from_data_sources(repo: &Repo<'_>, vm: &Object, out: &Value) -> 
     None
 }
 
-/// §2.7: the PCI topology annotation on CREATE: on every VM from v1.6.4, v1.7.2 and v1.8.0;
+/// The PCI topology annotation on CREATE (vm-mutator.go, `Mutate`; vmi-mutator.go,
+/// `setDefaultPciTopologyVersion`): on every VM from v1.6.4, v1.7.2 and v1.8.0;
 /// from v1.6.5, v1.7.3 and v1.8.2 only for amd64 and arm64; from v1.6.6, v1.7.4 and v1.8.3
 /// only for those with a q35 or virt machine type (the defaulted spec is what is checked).
 fn apply_pci_topology(out: &mut Value, profile: &ClusterProfile) {

@@ -1,4 +1,6 @@
-//! KubeVirt's webhooks for instance types and preferences themselves (api.md §6): what they
+//! KubeVirt's webhooks for instance types and preferences themselves
+//! (`pkg/instancetype/webhooks/admitter.go`, `ValidateInstanceTypeSpec`;
+//! `pkg/instancetype/preference/webhooks/admitter.go`, `ValidatePreferenceSpec`): what they
 //! refuse or warn about, and what no webhook catches but breaks every VM that uses the object.
 
 use crate::cluster::profile::KubeVirtVersion;

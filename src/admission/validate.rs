@@ -1,5 +1,5 @@
 //! The instance-type part of KubeVirt's VM validating webhook (`vms-admitter.go`,
-//! `pkg/instancetype/webhooks/vm/admitter.go`; submission.md §3), on the mutated VM.
+//! `Admit`; `pkg/instancetype/webhooks/vm/admitter.go`, `ApplyToVM`), on the mutated VM.
 
 use serde_json::Value;
 
@@ -87,8 +87,8 @@ pub(crate) fn validate(
             _ => {}
         }
     }
-    // v1.0.0 checks the preference's requirements before the VMI-spec defaults (spec
-    // submission.md §8 row 17), so a VM without domain.cpu has no CPU to offer yet.
+    // v1.0.0 checks the preference's requirements before the VMI-spec defaults (`Admit` in
+    // vms-admitter.go at v1.0.0), so a VM without domain.cpu has no CPU to offer yet.
     let requirements_first = !version.has_change(backports::REQUIREMENTS_AFTER_DEFAULTS);
     if requirements_first && let Some(rejection) = requirement_rejection(specs, &mut copy, version)
     {

@@ -153,7 +153,8 @@ impl ClusterProfile {
         configured.unwrap_or_else(|| self.has_feature_gate("PersistentReservation"))
     }
 
-    /// The machine type KubeVirt defaults for an architecture (apply.md §6.2 step 2).
+    /// The machine type KubeVirt defaults for an architecture (`pkg/virt-config/virt-config.go`,
+    /// `GetMachineType`).
     pub fn machine_type_for(&self, architecture: &str) -> String {
         // The deprecated global override wins over the per-architecture setting.
         if self

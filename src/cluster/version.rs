@@ -1,5 +1,5 @@
 //! KubeVirt releases: `vX.Y` (the first release of a minor line, `vX.Y.0`, as the conformance
-//! sets and the specification name releases) or a patch release `vX.Y.Z`, and the changes
+//! sets name releases) or a patch release `vX.Y.Z`, and the changes
 //! KubeVirt backported to patch releases.
 
 use std::cmp::Ordering;

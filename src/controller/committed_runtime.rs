@@ -1,5 +1,5 @@
-//! Runtime-derived data committed to Git (spec drift.md D-1, D-11, D-14): fields the cluster
-//! writes and a declarative manifest must not carry.
+//! Runtime-derived data committed to Git (revision names, status, restore annotations): fields
+//! the cluster writes and a declarative manifest must not carry.
 
 use serde_json::Value;
 

@@ -1,4 +1,6 @@
-//! Drift: what the cluster stores differently from what Git says (spec drift.md D-2 … D-10).
+//! Drift: what the cluster stores differently from what Git says (KubeVirt's mutating webhooks,
+//! `pkg/virt-api/webhooks/mutating-webhook/mutators/vm-mutator.go` and
+//! `pkg/instancetype/webhooks/vm/mutator.go`, `Mutate`).
 //! The stored VM is the mutating webhook's output (`admission::mutate`); every leaf that differs
 //! from the manifest is reported at that leaf, or at a parent whose leaves all change, with the
 //! YAML to commit instead.
@@ -323,8 +325,9 @@ fn describe_apart(a: &Value, b: &Value) -> (String, String) {
     (typed(a), typed(b))
 }
 
-/// The firmware UUID KubeVirt's VM controller writes when the field is empty (v1.6+, spec
-/// submission.md §4.5): UUIDv5 of the VM name, the same in every namespace and cluster.
+/// The firmware UUID KubeVirt's VM controller writes when the field is empty (v1.6+,
+/// `pkg/virt-controller/watch/vm/firmware.go`, `CalculateLegacyUUID`): UUIDv5 of the VM name,
+/// the same in every namespace and cluster.
 pub fn legacy_firmware_uuid(vm_name: &str) -> uuid::Uuid {
     const NAMESPACE: uuid::Uuid = uuid::uuid!("6a1a24a1-4061-4607-8bf4-a3963d0c5895");
     uuid::Uuid::new_v5(&NAMESPACE, vm_name.as_bytes())

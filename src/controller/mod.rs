@@ -1,6 +1,7 @@
-//! What KubeVirt's VM controller writes into a stored VM (spec submission.md §4): the revision
-//! names of v1.0–v1.4 (drift.md D-1) and the expanded spec of `referencePolicy: expand` /
-//! `expandAll` (D-12). Unlike `drift`, these are not the mutating webhook's output, so a
+//! What KubeVirt's VM controller writes into a stored VM: the revision names of v1.0–v1.4
+//! (`pkg/instancetype/instancetype.go`, `GenerateRevisionNamePatch`) and the expanded spec of
+//! `referencePolicy: expand` / `expandAll` (`pkg/instancetype/controller/vm/controller.go`,
+//! `handleExpand`). Unlike `drift`, these are not the mutating webhook's output, so a
 //! server-side dry run does not show them; they appear once the controller has seen the VM.
 //!
 //! Beside it, what else the cluster stores differently from Git: `drift`, the mutating
@@ -111,7 +112,8 @@ pub(crate) fn predict(
         .collect()
 }
 
-/// The ControllerRevision name the controller writes (api.md §10): it holds the cluster-assigned
+/// The ControllerRevision name the controller writes (KubeVirt `pkg/instancetype/revision/
+/// store.go`, `GenerateName`): it holds the cluster-assigned
 /// UID and generation of the instance type or preference, so only its shape is known offline.
 fn revision_name_pattern(vm_name: &str, object_name: &str, version: KubeVirtVersion) -> String {
     if version.at_least(1, 3) {

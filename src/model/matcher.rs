@@ -44,7 +44,7 @@ pub struct Matcher {
     pub infer_from_volume_failure_policy: Option<String>,
 }
 
-/// Which kind a matcher's `kind` resolves to (api.md §7.1).
+/// Which kind a matcher's `kind` resolves to (KubeVirt `pkg/instancetype/find/spec.go`, `Find`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MatcherKind {
     Namespaced,

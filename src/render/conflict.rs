@@ -28,7 +28,8 @@ impl Conflict {
         )
     }
 
-    /// The cause message of `version` (spec submission.md §8 row 16).
+    /// The cause message of `version` (KubeVirt `pkg/instancetype/conflict/conflicts.go`,
+    /// `Conflict.Error`, per release).
     pub fn message_for(&self, version: crate::cluster::profile::KubeVirtVersion) -> String {
         if version.at_least(1, 5) {
             self.message()
@@ -43,7 +44,8 @@ impl Conflict {
     }
 }
 
-/// The error text of a list of conflicts (apply.md §3.11).
+/// The error text of a list of conflicts (KubeVirt `pkg/instancetype/conflict/conflicts.go`,
+/// `Conflicts.Error`).
 pub fn conflicts_message(conflicts: &[Conflict]) -> String {
     let paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
     format!(

@@ -1,6 +1,6 @@
 //! Rendering the effective VM exactly as KubeVirt's expand does (`pkg/instancetype/expand`,
-//! `pkg/instancetype/apply/vmi.go`, KubeVirt v1.9, with the per-release differences of
-//! spec apply.md §9).
+//! `pkg/instancetype/apply/vmi.go`, KubeVirt v1.9, with the per-release differences of the
+//! same files at older tags).
 
 pub(crate) mod conflict;
 pub(crate) mod defaults;
@@ -101,7 +101,8 @@ pub(crate) fn with_template<R>(
     Some(result)
 }
 
-/// Expand (apply.md §6.1): the VM with its instance type and preference applied, defaulted,
+/// Expand (KubeVirt `pkg/instancetype/expand/expand.go`, `Expand`): the VM with its instance
+/// type and preference applied, defaulted,
 /// and without matchers. A VM without matchers comes back unchanged.
 pub fn expand(
     vm: Value,
@@ -147,7 +148,8 @@ mod tests {
 
     use super::*;
 
-    /// apply.md §3.11: the expand error lists the conflicts in KubeVirt's collection order.
+    /// KubeVirt `pkg/instancetype/conflict/conflicts.go`, `Conflicts.Error`: the expand error
+    /// lists the conflicts in KubeVirt's collection order.
     #[test]
     fn conflict_error_lists_paths_in_collection_order() {
         let instancetype: InstancetypeSpec = crate::model::decode(&json!({

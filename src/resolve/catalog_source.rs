@@ -216,7 +216,8 @@ fn same_content(repo: &Object, catalog: &Object) -> bool {
 }
 
 /// Cluster objects in the repository that share a name with a catalog object virt-operator
-/// deploys: it overwrites them (drift.md D-13).
+/// deploys: it overwrites them (KubeVirt `pkg/virt-operator/resource/apply/instancetypes.go`,
+/// `createOrUpdateInstancetype`, `createOrUpdatePreference`).
 pub fn overwritten_by_operator(
     objects: &[Object],
     catalog: &Catalog,

@@ -196,7 +196,8 @@ impl Lookup<'_, '_> {
     }
 }
 
-/// Infers the matcher for `role` from volume `volume_name` of `vm_json` (submission.md §2.3).
+/// Infers the matcher for `role` from volume `volume_name` of `vm_json` (KubeVirt
+/// `pkg/instancetype/infer/volume.go`, `fromVolumes`).
 pub fn infer(
     repo: &Repo<'_>,
     vm: &Object,

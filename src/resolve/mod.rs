@@ -223,7 +223,8 @@ pub fn is_served(api_version: &str, version: KubeVirtVersion) -> bool {
     }
 }
 
-/// Finds the spec a matcher references (apply.md §2): `revisionName` first, then a status
+/// Finds the spec a matcher references (KubeVirt `pkg/instancetype/find/spec.go`, `Find`;
+/// `pkg/instancetype/find/revision.go`): `revisionName` first, then a status
 /// reference to a revision (v1.5+; of the object the matcher names from v1.5.2), then the
 /// object by kind.
 pub fn find<'a>(
@@ -329,7 +330,8 @@ fn find_revision<'a>(
     }
 }
 
-/// The spec embedded in a ControllerRevision (api.md §10). v1.7+ only decode v1beta1 payloads.
+/// The spec embedded in a ControllerRevision (KubeVirt `pkg/instancetype/compatibility/
+/// compatibility.go`, `GetInstancetypeSpec`). v1.7+ only decode v1beta1 payloads.
 fn revision_spec<'a>(
     repo: &Repo<'a>,
     revision: &'a Object,

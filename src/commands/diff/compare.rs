@@ -184,7 +184,8 @@ pub(super) fn side_vms<'a>(report: &'a Report, inputs: &'a Inputs) -> BTreeMap<V
     vms
 }
 
-/// The mutating webhook's update rule (submission.md §2.2a) for a live VM created from `base`
+/// The mutating webhook's update rule (`pkg/instancetype/webhooks/vm/mutator.go`,
+/// `validateMatcherUpdate`) for a live VM created from `base`
 /// and updated to `head`, and what KubeVirt up to v1.4 wrote into the live spec.
 pub(super) fn matcher_update_refusal(
     base: &SideVm<'_>,
@@ -202,7 +203,8 @@ pub(super) fn matcher_update_refusal(
         }
         let field = format!("spec.{}.revisionName", role.field());
         // Up to v1.4 the controller wrote revisionName into the live spec; an apply that does
-        // not mention it keeps it (submission.md §4.3, §5).
+        // not mention it keeps it (`pkg/instancetype/instancetype.go` at v1.4.0,
+        // `GenerateRevisionNamePatch`).
         let live_old = match (&old.revision, version.at_least(1, 5)) {
             (Revision::Absent, false) => Revision::Unknown,
             (revision, _) => revision.clone(),

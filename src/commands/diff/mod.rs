@@ -18,13 +18,16 @@
 //! # What KubeVirt does with a change
 //!
 //! Judged as KubeVirt's VM controller judges a running VM whose template changed
-//! (submission.md §4.6): with the `LiveUpdate` rollout strategy CPU sockets within `maxSockets`,
+//! (`pkg/virt-controller/watch/vm/vm.go`): with the `LiveUpdate` rollout strategy CPU sockets
+//! within `maxSockets`,
 //! guest memory within `maxGuest`, node placement (nodeSelector, affinity, tolerations) and
 //! hotpluggable volumes are applied to the running VM; any other difference of the expanded
 //! template spec sets `RestartRequired`. With `Stage` every template difference needs a restart.
-//! The matcher update rule of the mutating webhook (§2.2a) and the findings of category
+//! The matcher update rule of the mutating webhook (`pkg/instancetype/webhooks/vm/mutator.go`,
+//! `validateMatcherUpdate`) and the findings of category
 //! `reject` of the head side decide rejections. Existing VMs keep the ControllerRevision of
-//! their instance type and preference (drift.md D-13), so a changed instance type reaches only
+//! their instance type and preference (`pkg/instancetype/revision/store.go`, `Store`), so a
+//! changed instance type reaches only
 //! new VMs and VMs that switch to it. A base VM that cannot be rendered because its
 //! `revisionName` names a ControllerRevision only the cluster holds is live all the same: what
 //! its running VM gets is undetermined.

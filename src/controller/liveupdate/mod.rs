@@ -23,7 +23,7 @@ pub enum Rollout {
 
 impl Rollout {
     /// KubeVirt's default: `Stage` up to v1.5 (there was no choice before v1.2), `LiveUpdate`
-    /// from v1.6 (api.md §11).
+    /// from v1.6 (KubeVirt `pkg/virt-config/virt-config.go`, `IsVMRolloutStrategyLiveUpdate`).
     pub fn default_for(version: KubeVirtVersion) -> Self {
         if version.at_least(1, 6) {
             Self::LiveUpdate

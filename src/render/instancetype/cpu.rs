@@ -82,7 +82,8 @@ fn conflicts(prefix: &str, instancetype: &InstancetypeSpec, domain: &Obj) -> Vec
 }
 
 /// Lays `guest` vCPUs out as (sockets, cores, threads) the way the preference asks
-/// (apply.md §3.3). A spread ratio of 0 makes KubeVirt divide by zero; the webhook check reports
+/// (KubeVirt `pkg/instancetype/apply/cpu.go`, `applyGuestCPUTopology`). A spread ratio of 0
+/// makes KubeVirt divide by zero; the webhook check reports
 /// that before rendering, and here it lays out as 1/1/1.
 pub(super) fn topology(
     guest: u32,
