@@ -264,21 +264,26 @@ impl Builder<'_> {
         let mut index = span.end.index();
         let mut line = span.end.line();
         while index > span.start.index() {
-            match self.char_at(index - 1) {
-                Some('\n') => {
-                    // The parser's line count can lag its index (CR-only breaks, a synthetic
-                    // end marker); never step before the first line.
-                    line = line.saturating_sub(1).max(1);
-                    index -= 1;
-                }
-                Some(c) if c.is_whitespace() => index -= 1,
-                _ => break,
+            let before = self.char_at(index - 1);
+            // A line break: LF, or a CR that no LF follows (YAML's lone CR); the CR of a CRLF
+            // is stepped over as white space once its LF was counted.
+            let line_break =
+                before == Some('\n') || (before == Some('\r') && self.char_at(index) != Some('\n'));
+            if line_break {
+                // The parser's line count can lag its index (a synthetic end marker); never
+                // step before the first line.
+                line = line.saturating_sub(1).max(1);
+                index -= 1;
+            } else if before.is_some_and(char::is_whitespace) {
+                index -= 1;
+            } else {
+                break;
             }
         }
-        // Column of `index` on `line`: count back to the previous newline.
+        // Column of `index` on `line`: count back to the previous line break.
         let mut column = 0;
         let mut i = index;
-        while i > 0 && self.char_at(i - 1) != Some('\n') {
+        while i > 0 && !matches!(self.char_at(i - 1), Some('\n' | '\r')) {
             i -= 1;
             column += 1;
         }
@@ -765,6 +770,21 @@ mod tests {
 
     fn doc(text: &str) -> Document {
         parse(text).remove(0).expect("parses")
+    }
+
+    /// An error at the end of a document whose last line ends in a lone CR is placed where the
+    /// same document with an LF places it, on the line YAML counts (found by the
+    /// `positions_fall_inside_arbitrary_text` property: column 2 of an empty third line).
+    #[test]
+    fn an_error_before_a_final_lone_carriage_return_stays_on_its_line() {
+        for text in ["-\n0\r", "-\n0\n", "-\r\n0\r\n", "-\r0\r"] {
+            let errors: Vec<(u32, u32)> = parse(text)
+                .into_iter()
+                .filter_map(Result::err)
+                .map(|err| (err.pos.line, err.pos.column))
+                .collect();
+            assert_eq!(errors, [(2, 2)], "{text:?}");
+        }
     }
 
     /// Every document of the shared corpora and the project's own YAML parses to the same tree,
