@@ -13,7 +13,8 @@
 //! from `lib.rs`; the binary (`main.rs`) is a separate crate on top of the library.
 //!
 //! The tree reads as the pipeline: beside the crate root, the binary, the command line and the
-//! tool's own errors, `src/` holds only folders, one per stage or concern.
+//! tool's own errors, `src/` holds only folders, one per stage or concern. Inside each folder
+//! the rule holds one level down: its files and sub-folders form no cycle either.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
@@ -30,9 +31,29 @@ fn top_level_modules_form_no_cycle() {
         "the walk found almost no references ({}): the checker no longer reads the source",
         graph.edges.len()
     );
-    if let Some(report) = cycles_report(&graph) {
+    if let Some(report) = cycles_report(&graph, "the top-level modules of src/") {
         panic!("{report}");
     }
+}
+
+/// Inside every folder module, the files (and sub-folders) reference each other without a
+/// cycle: each folder reads as a small pipeline of its own.
+#[test]
+fn sibling_modules_form_no_cycle() {
+    let graphs = sibling_graphs(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")));
+    let edges: usize = graphs.values().map(|graph| graph.edges.len()).sum();
+    assert!(
+        edges > 50,
+        "the walk found almost no references between sibling files ({edges})"
+    );
+    let reports: Vec<String> = graphs
+        .iter()
+        .filter_map(|(parent, graph)| {
+            let what = format!("the files and folders of src/{}", parent.join("/"));
+            cycles_report(graph, &what)
+        })
+        .collect();
+    assert!(reports.is_empty(), "{}", reports.join("\n"));
 }
 
 /// The files `src/` may hold beside its folders.
@@ -460,8 +481,15 @@ fn resolve(module: &[String], path: &[String]) -> Vec<String> {
     resolved
 }
 
-/// Walks the module tree from `src/lib.rs` and builds the graph between top-level modules.
-fn crate_graph(src: &Path) -> Graph {
+/// Every module of the crate (its path from the crate root) and every reference, walking the
+/// module tree from `src/lib.rs`.
+struct Crate {
+    top: BTreeSet<String>,
+    modules: BTreeSet<Vec<String>>,
+    references: Vec<Reference>,
+}
+
+fn walk_crate(src: &Path) -> Crate {
     let lib = src.join("lib.rs");
     let root_source = std::fs::read_to_string(&lib).expect("src/lib.rs is readable");
     let first = scan_file(&root_source, "src/lib.rs", &[], &BTreeSet::new());
@@ -470,27 +498,78 @@ fn crate_graph(src: &Path) -> Graph {
         .iter()
         .map(|(module, _)| module[0].clone())
         .collect();
-    let mut graph = Graph::default();
-    graph.nodes.insert(ROOT.to_owned());
-    graph.nodes.extend(top.iter().cloned());
+    let mut walked = Crate {
+        top,
+        modules: BTreeSet::new(),
+        references: Vec::new(),
+    };
     let mut pending: Vec<(Vec<String>, PathBuf)> = vec![(Vec::new(), lib)];
     while let Some((module, path)) = pending.pop() {
         let source = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{} is unreadable: {e}", path.display()));
         let shown = format!("src/{}", path.strip_prefix(src).unwrap_or(&path).display());
-        let scan = scan_file(&source, &shown, &module, &top);
+        let scan = scan_file(&source, &shown, &module, &walked.top);
         for (child, declared_at) in scan.children {
             pending.push((child.clone(), child_file(src, &child, &declared_at)));
         }
-        for reference in scan.references {
-            let from = node(&reference.from, &top);
-            let to = node(&reference.to, &top);
-            if from != to {
-                graph.edges.entry((from, to)).or_default().push(reference);
-            }
+        walked.references.extend(scan.references);
+        walked.modules.insert(module);
+    }
+    walked
+}
+
+/// Walks the module tree from `src/lib.rs` and builds the graph between top-level modules.
+fn crate_graph(src: &Path) -> Graph {
+    let walked = walk_crate(src);
+    let mut graph = Graph::default();
+    graph.nodes.insert(ROOT.to_owned());
+    graph.nodes.extend(walked.top.iter().cloned());
+    for reference in walked.references {
+        let from = node(&reference.from, &walked.top);
+        let to = node(&reference.to, &walked.top);
+        if from != to {
+            graph.edges.entry((from, to)).or_default().push(reference);
         }
     }
     graph
+}
+
+/// For every module with sub-modules, the graph between its direct sub-modules (sibling files
+/// and folders): an edge where code in one names an item inside another. The parent's own file
+/// is left out, so a re-export there (`pub use child::Item;`) ties nothing, and a reference that
+/// reaches a sibling's item through such a re-export is not seen.
+fn sibling_graphs(src: &Path) -> BTreeMap<Vec<String>, Graph> {
+    let walked = walk_crate(src);
+    let mut graphs: BTreeMap<Vec<String>, Graph> = BTreeMap::new();
+    for module in &walked.modules {
+        if let Some((_, parent)) = module.split_last() {
+            graphs
+                .entry(parent.to_vec())
+                .or_default()
+                .nodes
+                .insert(module.last().expect("a sub-module has a name").clone());
+        }
+    }
+    for reference in walked.references {
+        for (parent, graph) in &mut graphs {
+            let depth = parent.len();
+            let child_of = |path: &[String]| {
+                (path.len() > depth && path[..depth] == parent[..])
+                    .then(|| path[depth].clone())
+                    .filter(|child| graph.nodes.contains(child))
+            };
+            if let (Some(from), Some(to)) = (child_of(&reference.from), child_of(&reference.to))
+                && from != to
+            {
+                graph
+                    .edges
+                    .entry((from, to))
+                    .or_default()
+                    .push(reference.clone());
+            }
+        }
+    }
+    graphs
 }
 
 /// The file of module `module` (`a::b` is `src/a/b.rs` or `src/a/b/mod.rs`).
@@ -523,15 +602,15 @@ fn node(path: &[String], top: &BTreeSet<String>) -> String {
 
 /// The strongly connected components of more than one node, each with a shortest cycle and
 /// the references that make each of its edges; `None` when the graph is acyclic.
-fn cycles_report(graph: &Graph) -> Option<String> {
+fn cycles_report(graph: &Graph, what: &str) -> Option<String> {
     let components = strongly_connected(graph);
     let loops: Vec<&BTreeSet<String>> = components.iter().filter(|c| c.len() > 1).collect();
     if loops.is_empty() {
         return None;
     }
-    let mut report = String::from(
-        "the top-level modules of src/ form a cycle; remove one of its edges (ARCHITECTURE.md \
-         gives the order: a module uses only the modules below it)\n",
+    let mut report = format!(
+        "{what} form a cycle; remove one of its edges (ARCHITECTURE.md gives the order: a \
+         module uses only the modules below it)\n"
     );
     for component in loops {
         let members: Vec<&str> = component.iter().map(String::as_str).collect();
@@ -733,9 +812,9 @@ mod checker {
         edge(&mut graph, "a", "b", 1);
         edge(&mut graph, "b", "c", 2);
         edge(&mut graph, "c", "d", 3);
-        assert!(cycles_report(&graph).is_none());
+        assert!(cycles_report(&graph, "modules").is_none());
         edge(&mut graph, "c", "a", 4);
-        let report = cycles_report(&graph).expect("a -> b -> c -> a is a cycle");
+        let report = cycles_report(&graph, "modules").expect("a -> b -> c -> a is a cycle");
         assert!(
             report.contains("modules in one cycle: a, b, c\n"),
             "{report}"
