@@ -541,6 +541,8 @@ fn yaml_1_1_scalars_are_reported_in_directory_sources_and_not_after_kustomize() 
         .map(|d| format!("{}:{}", d["file"].as_str().unwrap(), d["line"]))
         .collect();
     assert_eq!(ambiguous, ["apps/plain/vm.yaml:6"], "{report:#}");
+    // The refusal is the one finding of that value: no YAML 1.1 notice beside it.
+    assert!(findings(&report, "KV0003").is_empty(), "{report:#}");
 }
 
 /// A repository checked through a symlink keeps the spelling the user gave in every file name,

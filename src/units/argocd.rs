@@ -888,15 +888,13 @@ pub(crate) fn render_directory(
         for doc in documents {
             let (loaded, findings) =
                 crate::load::rendered_objects(&display, &unit_path, namespace, doc.root);
+            let since = out.findings.len();
             out.findings.extend(findings);
             // Argo CD reads the files as Kubernetes does (YAML 1.1), with no tool in between
-            // that would quote an ambiguous scalar, as Kustomize does.
+            // that would quote an ambiguous scalar, as Kustomize does; a value the API server
+            // refuses for not being a string already has its finding.
             if !loaded.is_empty() {
-                out.findings.extend(
-                    doc.notices
-                        .iter()
-                        .map(|notice| crate::load::notice_finding(&display, notice)),
-                );
+                crate::load::push_notices(&mut out.findings, since, &display, &doc.notices);
             }
             objects.extend(loaded);
         }
