@@ -101,3 +101,27 @@ fn a_name_yaml_reads_as_a_boolean_is_reported_at_the_name() {
     // The rest of the document's YAML 1.1 values are still reported.
     assert_eq!(at(&found, 7).len(), 1, "{found:#?}");
 }
+
+/// A ConfigMap's data values are strings too: `kubectl apply` of `enabled: yes` is refused.
+#[test]
+fn config_map_data_yaml_reads_as_booleans_or_numbers_are_errors_at_their_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  enabled: yes\n  port: 8080\n  mode: \"0644\"\n";
+    let (output, found) = check(dir.path(), config_map);
+    assert_eq!(output.status.code(), Some(1), "{found:#?}");
+    let refused: Vec<(u64, &str, &str)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["code"].as_str().unwrap(),
+                d["path"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        [(6, "KV0015", "data.enabled"), (7, "KV0015", "data.port")],
+        "one error a value, no YAML 1.1 notice beside it"
+    );
+}

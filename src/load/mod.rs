@@ -555,6 +555,7 @@ fn collect_objects(
         string_fields::identity(&object.node)
             .iter()
             .chain(&string_fields::labels_and_annotations(&object.node))
+            .chain(&string_fields::data_values(&object.node))
             .map(|field| string_fields::finding(file, Some(&object_ref), field)),
     );
     out.push(object);

@@ -1,13 +1,15 @@
-//! Metadata values that must be strings: an object's name and namespace, and every label and
-//! annotation value (`map[string]string` in Kubernetes' ObjectMeta). Kubernetes reads YAML 1.1,
-//! so an unquoted `no`, `on` or `1` is a boolean or a number there, and the API server (or, for
-//! a template's metadata, KubeVirt's webhook decoding it) refuses the object.
+//! Values that must be strings: an object's name and namespace, every label and annotation
+//! value (`map[string]string` in Kubernetes' ObjectMeta), and the values of a ConfigMap's
+//! `data` and `binaryData` and a Secret's `data` and `stringData` (`map[string]string` and
+//! `map[string][]byte`, written as base64 text). Kubernetes reads YAML 1.1, so an unquoted `no`,
+//! `on` or `1` is a boolean or a number there, and the API server (or, for a template's
+//! metadata, KubeVirt's webhook decoding it) refuses the object.
 
 use std::sync::Arc;
 
 use crate::diag::{Finding, Location, ObjectRef};
 use crate::rules;
-use crate::yaml::{Node, Span, Value};
+use crate::yaml::{FieldPath, Node, Span, Value};
 
 /// A metadata value that is not a string.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +30,8 @@ pub(crate) enum Place {
     Name,
     Label,
     Annotation,
+    /// A key of a ConfigMap's or Secret's data map (`data`, `binaryData`, `stringData`).
+    Data(&'static str),
 }
 
 impl NonString {
@@ -36,6 +40,7 @@ impl NonString {
             Place::Name => format!("`{}`", self.path),
             Place::Label => format!("the value of label `{}`", self.key),
             Place::Annotation => format!("the value of annotation `{}`", self.key),
+            Place::Data(map) => format!("the value of `{}` in `{map}`", self.key),
         };
         format!(
             "{what} is {} to Kubernetes (YAML 1.1), not a string: the API server refuses the object",
@@ -49,7 +54,7 @@ impl NonString {
 pub(crate) fn finding(file: &Arc<str>, object: Option<&ObjectRef>, field: &NonString) -> Finding {
     let rule = match field.place {
         Place::Name => &rules::INVALID_OBJECT,
-        Place::Label | Place::Annotation => &rules::SCHEMA_VIOLATION,
+        Place::Label | Place::Annotation | Place::Data(_) => &rules::SCHEMA_VIOLATION,
     };
     let location = Location {
         file: Arc::clone(file),
@@ -105,12 +110,12 @@ pub(crate) fn identity(root: &Node) -> Vec<NonString> {
 pub(crate) fn labels_and_annotations(root: &Node) -> Vec<NonString> {
     let mut found = Vec::new();
     // An explicit stack: a hostile document's depth must not exhaust the thread's stack.
-    let mut stack: Vec<(&Node, String)> = vec![(root, String::new())];
+    let mut stack: Vec<(&Node, FieldPath)> = vec![(root, FieldPath::root())];
     while let Some((node, path)) = stack.pop() {
         match &node.value {
             Value::Map(_) => {
                 for entry in node.as_map().unwrap_or_default().iter().rev() {
-                    let child = join(&path, &entry.key);
+                    let child = path.key(&entry.key);
                     if entry.key == "metadata" {
                         metadata_values(&entry.value, &child, &mut found);
                     }
@@ -119,7 +124,7 @@ pub(crate) fn labels_and_annotations(root: &Node) -> Vec<NonString> {
             }
             Value::Seq(items) => {
                 for (index, item) in items.iter().enumerate().rev() {
-                    stack.push((item, format!("{path}[{index}]")));
+                    stack.push((item, path.index(index)));
                 }
             }
             _ => {}
@@ -128,31 +133,50 @@ pub(crate) fn labels_and_annotations(root: &Node) -> Vec<NonString> {
     found
 }
 
-fn metadata_values(metadata: &Node, path: &str, found: &mut Vec<NonString>) {
+fn metadata_values(metadata: &Node, path: &FieldPath, found: &mut Vec<NonString>) {
     for (field, place) in [("labels", Place::Label), ("annotations", Place::Annotation)] {
-        let Some(entries) = metadata.get(field).and_then(Node::as_map) else {
-            continue;
-        };
-        for entry in entries {
-            if let Some(read_as) = read_as(&entry.value.value) {
-                found.push(NonString {
-                    path: format!("{path}.{field}.{}", entry.key),
-                    key: entry.key.clone(),
-                    read_as,
-                    span: entry.value.span,
-                    place,
-                });
-            }
+        string_map(metadata, path, field, place, found);
+    }
+}
+
+/// The non-string values of the map `field` of `parent` (at `path`).
+fn string_map(
+    parent: &Node,
+    path: &FieldPath,
+    field: &str,
+    place: Place,
+    found: &mut Vec<NonString>,
+) {
+    let Some(entries) = parent.get(field).and_then(Node::as_map) else {
+        return;
+    };
+    for entry in entries {
+        if let Some(read_as) = read_as(&entry.value.value) {
+            found.push(NonString {
+                path: path.key(field).key(&entry.key).to_string(),
+                key: entry.key.clone(),
+                read_as,
+                span: entry.value.span,
+                place,
+            });
         }
     }
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+/// The non-string values of a core ConfigMap's `data` and `binaryData` or a Secret's `data`
+/// and `stringData`.
+pub(crate) fn data_values(root: &Node) -> Vec<NonString> {
+    let text = |key: &str| root.get(key).and_then(Node::as_str);
+    let maps: &[&'static str] = match (text("apiVersion"), text("kind")) {
+        (Some("v1"), Some("ConfigMap")) => &["data", "binaryData"],
+        (Some("v1"), Some("Secret")) => &["data", "stringData"],
+        _ => return Vec::new(),
+    };
+    let mut found = Vec::new();
+    for map in maps {
+        string_map(root, &FieldPath::root(), map, Place::Data(map), &mut found);
     }
+    found
 }
 
 #[cfg(test)]
@@ -167,6 +191,50 @@ mod tests {
             .and_then(Result::ok)
             .map(|doc| doc.root)
             .expect("one document")
+    }
+
+    #[test]
+    fn keys_that_are_not_identifiers_are_bracketed_in_paths() {
+        let doc = root("metadata:\n  annotations:\n    example.com/enabled: on\n");
+        let paths: Vec<String> = labels_and_annotations(&doc)
+            .into_iter()
+            .map(|n| n.path)
+            .collect();
+        assert_eq!(paths, ["metadata.annotations[example.com/enabled]"]);
+    }
+
+    #[test]
+    fn config_map_and_secret_values_must_be_strings() {
+        let config_map = root(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  enabled: yes\n  port: 8080\n  name: \"ok\"\nbinaryData:\n  blob: 1\n",
+        );
+        let found: Vec<(String, String)> = data_values(&config_map)
+            .into_iter()
+            .map(|n| (n.path.clone(), n.message()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "data.enabled".to_owned(),
+                    "the value of `enabled` in `data` is boolean true to Kubernetes (YAML 1.1), not a string: the API server refuses the object".to_owned()
+                ),
+                (
+                    "data.port".to_owned(),
+                    "the value of `port` in `data` is integer 8080 to Kubernetes (YAML 1.1), not a string: the API server refuses the object".to_owned()
+                ),
+                (
+                    "binaryData.blob".to_owned(),
+                    "the value of `blob` in `binaryData` is integer 1 to Kubernetes (YAML 1.1), not a string: the API server refuses the object".to_owned()
+                ),
+            ]
+        );
+        let secret =
+            root("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  debug: off\n");
+        assert_eq!(data_values(&secret).len(), 1);
+        // Another kind's `data` is its own business.
+        let other = root("apiVersion: example.com/v1\nkind: ConfigMap\ndata:\n  enabled: yes\n");
+        assert!(data_values(&other).is_empty());
     }
 
     #[test]
