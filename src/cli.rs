@@ -276,6 +276,11 @@ pub struct RenderArgs {
     /// Only the VMs rendered in this Kustomize unit (its directory; repeatable).
     #[arg(long, value_name = "PATH")]
     pub unit: Vec<PathBuf>,
+    /// Read every file under DIR too (repeatable), for the instance types, preferences and
+    /// kustomizations the PATHS depend on, but render only the VMs defined in the PATHS or
+    /// rendered in a unit that reads one of them.
+    #[arg(long, value_name = "DIR")]
+    pub index: Vec<PathBuf>,
     /// Write one file per VM into this directory instead of standard output.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
@@ -304,6 +309,12 @@ pub struct DiffArgs {
     /// Read the head side from this git revision instead of the working tree (needs --base).
     #[arg(long, value_name = "GIT_REF", requires = "base")]
     pub head: Option<String>,
+    /// Read every file under DIR too on both sides (repeatable; needs --base), for the instance
+    /// types, preferences and kustomizations the PATHS depend on, but list only the VMs, instance
+    /// types, preferences and findings of the PATHS, the VMs rendered in a unit that reads one of
+    /// them and the VMs that use a listed instance type or preference.
+    #[arg(long, value_name = "DIR", requires = "base")]
+    pub index: Vec<PathBuf>,
     /// Output format.
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,

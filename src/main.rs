@@ -16,6 +16,7 @@ use kvlint::cli::{
 use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::commands::diff::revision;
 use kvlint::commands::diff::{self, Inputs};
+use kvlint::commands::scope::{self, Scope};
 use kvlint::config::ConfigChoice;
 use kvlint::diag::Severity;
 use kvlint::error::Error;
@@ -194,6 +195,31 @@ fn check_output(report: &Report, args: &CheckArgs, format: CheckFormat) -> Strin
     }
 }
 
+fn current_dir() -> Result<std::path::PathBuf, Error> {
+    std::env::current_dir()
+        .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))
+}
+
+/// With `--index`: the directories to read besides `paths` (those outside them).
+fn add_index(
+    index: &[std::path::PathBuf],
+    paths: &mut Vec<std::path::PathBuf>,
+) -> Result<(), Error> {
+    if !index.is_empty() {
+        *paths = scope::read_paths(index, paths, &current_dir()?);
+    }
+    Ok(())
+}
+
+/// With `--index`: the scope of the given paths, which the output is narrowed to.
+fn index_scope(index: &[std::path::PathBuf], input: &InputArgs) -> Result<Option<Scope>, Error> {
+    if index.is_empty() {
+        return Ok(None);
+    }
+    let stdin_name = input.stdin_filename.as_deref().unwrap_or("<stdin>");
+    Ok(Some(Scope::new(&input.paths, stdin_name, &current_dir()?)))
+}
+
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     let format = args
         .report_format(in_github_actions())
@@ -215,20 +241,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     options.baseline.clone_from(&args.baseline);
     // Only JUnit reports clean VMs (as passing test cases); the others need no rendered VM.
     options.skip_rendered = format != CheckFormat::Junit && file_format != Some(CheckFormat::Junit);
-    let scope = if args.index.is_empty() {
-        None
-    } else {
-        let cwd = std::env::current_dir()
-            .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
-        options.selection.paths =
-            kvlint::commands::scope::read_paths(&args.index, &args.input.paths, &cwd);
-        let stdin_name = args.input.stdin_filename.as_deref().unwrap_or("<stdin>");
-        Some(kvlint::commands::scope::Scope::new(
-            &args.input.paths,
-            stdin_name,
-            &cwd,
-        ))
-    };
+    add_index(&args.index, &mut options.selection.paths)?;
+    let scope = index_scope(&args.index, &args.input)?;
     if scope.is_none()
         && format == CheckFormat::Json
         && args.output_file.is_none()
@@ -241,7 +255,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         warn(&report.warnings);
     }
     if let Some(scope) = &scope {
-        kvlint::commands::scope::retain(&mut report, scope);
+        scope::retain(&mut report, scope);
     }
     if let Some(path) = &args.write_baseline {
         kvlint::suppress::baseline::write(path, &report.findings)?;
@@ -276,8 +290,15 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
-    let report = check::run(&options(&args.input, true)?)?;
+    let mut options = options(&args.input, true)?;
+    add_index(&args.index, &mut options.selection.paths)?;
+    let scope = index_scope(&args.index, &args.input)?;
+    let mut report = check::run(&options)?;
     warn(&report.warnings);
+    if let Some(scope) = &scope {
+        scope::retain(&mut report, scope);
+        scope::retain_rendered(&mut report, scope);
+    }
     for wanted in &args.vm {
         let Some((namespace, name)) = wanted.split_once('/') else {
             return Err(Error::Usage(format!(
@@ -409,18 +430,21 @@ fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One side of `kvlint diff`: the report and the inputs of `paths`, or empty without paths.
+/// One side of `kvlint diff`: the report and the inputs of `paths` (and of the `index`
+/// directories), or empty without paths.
 fn diff_side(
     input: &InputArgs,
     select: &SelectArgs,
     paths: Vec<std::path::PathBuf>,
+    index: &[std::path::PathBuf],
 ) -> Result<(Report, Inputs), Error> {
-    if paths.is_empty() {
+    if paths.is_empty() && index.is_empty() {
         return Ok((Report::default(), Inputs::default()));
     }
     let mut options = options(input, false)?;
     options.rule_selection = select.layer();
     options.selection.paths = paths;
+    add_index(index, &mut options.selection.paths)?;
     let report = check::run(&options)?;
     warn(&report.warnings);
     Ok((report, diff::load_inputs(&options)?))
@@ -431,9 +455,11 @@ fn tree_side(
     input: &InputArgs,
     select: &SelectArgs,
     revision: &revision::Revision,
+    index: &[std::path::PathBuf],
 ) -> Result<(Report, Inputs), Error> {
     let mut options = options(input, false)?;
     options.rule_selection = select.layer();
+    add_index(index, &mut options.selection.paths)?;
     let (report, inputs) = revision::checked::check(revision, &options)?;
     warn(&report.warnings);
     Ok((report, inputs))
@@ -493,8 +519,8 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
                 ));
             };
             let (mut base, mut base_inputs) =
-                diff_side(input, &args.select, vec![base_path.clone()])?;
-            let head = diff_side(input, &args.select, vec![head_path.clone()])?;
+                diff_side(input, &args.select, vec![base_path.clone()], &[])?;
+            let head = diff_side(input, &args.select, vec![head_path.clone()], &[])?;
             // The base's files take the head's names, so that findings compare across sides.
             let (from, to) = (display_prefix(base_path), display_prefix(head_path));
             diff::relabel(&mut base, &from, &to);
@@ -508,18 +534,23 @@ fn run_diff(args: &DiffArgs) -> Result<ExitCode, Error> {
             let base_revision = revision::resolve(base_ref)?;
             let head_revision = args.head.as_deref().map(revision::resolve).transpose()?;
             no_path_missing_from_both(input, &base_revision, head_revision.as_ref())?;
-            let base = tree_side(input, &args.select, &base_revision)?;
+            let base = tree_side(input, &args.select, &base_revision, &args.index)?;
             let head = if let Some(head_revision) = &head_revision {
-                tree_side(input, &args.select, head_revision)?
+                tree_side(input, &args.select, head_revision, &args.index)?
             } else {
                 // A path deleted in the working tree is an empty head side.
                 let present = input.paths.iter().filter(|p| p.exists()).cloned().collect();
-                diff_side(input, &args.select, present)?
+                diff_side(input, &args.select, present, &args.index)?
             };
             (base, head)
         }
     };
     let mut diff = diff::diff_with(&base, &base_inputs, &head, &head_inputs);
+    if let Some(scope) = index_scope(&args.index, input)? {
+        let mut covered = scope::covered_vms(&base, &scope);
+        covered.extend(scope::covered_vms(&head, &scope));
+        scope::retain_diff(&mut diff, &scope, &covered);
+    }
     if let Some((base_prefix, head_prefix)) = &renamed_base {
         diff.relabel_base(head_prefix, base_prefix);
     }

@@ -111,26 +111,6 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
     let introduced = only_in(head, base);
     let fixed = only_in(base, head);
 
-    let mut counts = Counts {
-        objects: objects.len(),
-        introduced: introduced.len(),
-        fixed: fixed.len(),
-        ..Counts::default()
-    };
-    for vm in &vms {
-        match vm.status {
-            VmStatus::Added => counts.added += 1,
-            VmStatus::Removed => counts.removed += 1,
-            VmStatus::Changed => counts.changed += 1,
-            VmStatus::Unchanged => counts.unchanged += 1,
-        }
-        match vm.effect.kind {
-            EffectKind::Rejected => counts.rejected += 1,
-            EffectKind::RestartRequired => counts.restart_required += 1,
-            EffectKind::LiveUpdate => counts.live_update += 1,
-            _ => {}
-        }
-    }
     let rollout_source = if settings.rollout.is_some() {
         "as the repository's KubeVirt configuration sets".to_owned()
     } else if rollout == Rollout::LiveUpdate {
@@ -154,14 +134,43 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
             }
         ));
     }
-    Diff {
+    let mut diff = Diff {
         assumptions,
         rollout,
         kubevirt_version: version.to_string(),
-        counts,
+        counts: Counts::default(),
         vms,
         objects,
         introduced,
         fixed,
+    };
+    diff.recount();
+    diff
+}
+
+impl Diff {
+    /// Sets `counts` from the lists, after they were built or narrowed.
+    pub fn recount(&mut self) {
+        let mut counts = Counts {
+            objects: self.objects.len(),
+            introduced: self.introduced.len(),
+            fixed: self.fixed.len(),
+            ..Counts::default()
+        };
+        for vm in &self.vms {
+            match vm.status {
+                VmStatus::Added => counts.added += 1,
+                VmStatus::Removed => counts.removed += 1,
+                VmStatus::Changed => counts.changed += 1,
+                VmStatus::Unchanged => counts.unchanged += 1,
+            }
+            match vm.effect.kind {
+                EffectKind::Rejected => counts.rejected += 1,
+                EffectKind::RestartRequired => counts.restart_required += 1,
+                EffectKind::LiveUpdate => counts.live_update += 1,
+                _ => {}
+            }
+        }
+        self.counts = counts;
     }
 }
