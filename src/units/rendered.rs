@@ -20,6 +20,7 @@ use crate::yaml::{self, FieldPath, Limits, Mapping, Node, Span, Value};
 pub(crate) struct UnitBuild<'a> {
     pub unit: &'a Arc<UnitRef>,
     pub root: &'a Root,
+    /// Resolved; it need not exist (a cached build is not written).
     pub wrapper_dir: &'a Path,
     pub default_namespace: &'a str,
     /// What the paths of the wrapper directory stand for, when it holds the unit's own
@@ -151,7 +152,7 @@ impl Origins {
 /// The objects of one unit's build output.
 pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins) -> Loaded {
     origins.learn(build.root);
-    let wrapper = std::fs::canonicalize(build.wrapper_dir).unwrap_or_default();
+    let wrapper = build.wrapper_dir;
     let unit_path: Arc<str> = Arc::from(build.unit.path.as_str());
     let kustomization = Arc::clone(&build.root.kustomization.file);
     let keep = &build.root.kustomization.build_metadata;
@@ -207,7 +208,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         let origin = origin_of(&node);
         let mut layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
-            .filter_map(|path| origins.file(&build.real(&wrapper, path)))
+            .filter_map(|path| origins.file(&build.real(wrapper, path)))
             .collect();
         // The options of an Argo CD Application edit the outermost kustomization.
         if let Some(layer) = &entry_layer
@@ -218,7 +219,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         strip_annotations(&mut node, !keep_origin, !keep_transformations);
         let source = origin.as_ref().and_then(|origin| {
             let path = origin.path.as_deref().or(origin.configured_in.as_deref())?;
-            let real = build.real(&wrapper, path);
+            let real = build.real(wrapper, path);
             origins
                 .file(&real)
                 .map(|file| (file, origin.path.is_some()))
