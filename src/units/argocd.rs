@@ -516,30 +516,33 @@ impl Shadow {
     }
 }
 
-/// Writes into the new directory `dir` the kustomization Argo CD builds for `target`: the
-/// app's own, edited with the Application's options, beside copies of the files it reads from
-/// its own directory (so that `LoadRestrictionsRootOnly` judges them as in Argo CD's
-/// checkout), every other path pointing back at the repository. Returns its text, or the
-/// finding about an edit Argo CD would refuse.
-pub(crate) fn write_shadow(
+/// The finding about a build directory that cannot be written.
+fn not_written(target: &Target, problem: &str) -> Box<Finding> {
+    Box::new(target.finding(
+        &rules::UNIT_NOT_RENDERED,
+        target.app.span,
+        format!(
+            "Application {}: not rendered: cannot write the build directory ({problem}); its files are checked as written",
+            target.app.name
+        ),
+    ))
+}
+
+/// The kustomization Argo CD builds for `target`, for the resolved directory `dir`: the app's
+/// own, edited with the Application's options, to be written beside copies of the files it
+/// reads from its own directory (so that `LoadRestrictionsRootOnly` judges them as in Argo
+/// CD's checkout), every other path pointing back at the repository. Returns it with the
+/// files to copy, or the finding about an edit Argo CD would refuse.
+pub(crate) fn shadow_kustomization(
     target: &Target,
     root: &Root,
     repository: &Path,
     dir: &Path,
 ) -> Result<Shadowed, Box<Finding>> {
-    let not_written = |problem: String| {
-        Box::new(target.finding(
-            &rules::UNIT_NOT_RENDERED,
-            target.app.span,
-            format!(
-                "Application {}: not rendered: cannot write the build directory ({problem}); its files are checked as written",
-                target.app.name
-            ),
-        ))
-    };
+    let not_written = |problem: String| not_written(target, &problem);
     let copies: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
     let edit_error = RefCell::new(None);
-    let text = super::wrapper::write_edited(root, None, dir, &|original, to_unit| {
+    let text = super::wrapper::edited_text(root, None, dir, &|original, to_unit| {
         let unit = &target.dir;
         // A file in the app's directory (or below) is copied and keeps its path; anything
         // else is named from the temporary directory.
@@ -612,8 +615,8 @@ pub(crate) fn write_shadow(
     Ok(Shadowed { text, files })
 }
 
-/// The kustomization an Argo CD build runs from, written, and the files of the app's directory
-/// still to copy beside it (only when the build runs: a cached build needs none of them).
+/// The kustomization an Argo CD build runs from and the files of the app's directory to copy
+/// beside it, written only when the build runs (a cached build needs none of them).
 pub(crate) struct Shadowed {
     pub text: String,
     /// (repository file, where the build reads it).
@@ -647,8 +650,13 @@ pub(super) struct ArgoJob {
 }
 
 impl ArgoJob {
-    pub(super) fn write(&self, root: &Root, dir: &Path) -> Result<Shadowed, Box<Finding>> {
-        write_shadow(&self.target, root, &self.repository, dir)
+    pub(super) fn shadowed(&self, root: &Root, dir: &Path) -> Result<Shadowed, Box<Finding>> {
+        shadow_kustomization(&self.target, root, &self.repository, dir)
+    }
+
+    /// The finding about a build directory that cannot be written.
+    pub(super) fn not_written(&self, problem: &str) -> Box<Finding> {
+        not_written(&self.target, problem)
     }
 }
 

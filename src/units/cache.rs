@@ -411,8 +411,9 @@ impl RunCache {
         }
     }
 
-    /// The result of building `root` (reported as `unit`) through `wrapper` in `wrapper_dir`:
-    /// the stored one, else `build`'s, then stored unless a file it reads changed meanwhile.
+    /// The result of building `root` (reported as `unit`) through `wrapper` in `wrapper_dir`
+    /// (resolved; `build` creates it): the stored one, else `build`'s, then stored unless a
+    /// file it reads changed meanwhile.
     pub(crate) fn build(
         &self,
         root: &Root,
@@ -442,10 +443,7 @@ impl RunCache {
         let Some(key) = key_of(&|path| self.contents.get(path)) else {
             return build();
         };
-        let resolved = std::fs::canonicalize(wrapper_dir)
-            .unwrap_or_else(|_| wrapper_dir.to_path_buf())
-            .to_string_lossy()
-            .into_owned();
+        let resolved = wrapper_dir.to_string_lossy();
         if let Some(entry) = self.store.load(&key) {
             return entry.result(&resolved);
         }
@@ -454,11 +452,7 @@ impl RunCache {
         if key_of(&content_of) != Some(key) {
             return result;
         }
-        let given = wrapper_dir.to_string_lossy();
-        // Longer spelling first, so that neither replaces part of the other.
-        let mut spellings = [resolved.as_str(), &*given];
-        spellings.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        if let Some(entry) = Entry::of(&result, &spellings) {
+        if let Some(entry) = Entry::of(&result, &[&resolved]) {
             // The cache only saves work: a write that fails costs the next run a build.
             let _ = self.store.save(&key, &entry);
         }

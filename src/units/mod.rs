@@ -190,9 +190,12 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             return rendering;
         }
     };
+    // Resolved once: every wrapper directory is named from it, created only when a build runs.
+    let scratch_dir =
+        std::fs::canonicalize(scratch.path()).unwrap_or_else(|_| scratch.path().to_path_buf());
     let mut builder = Builder {
         tool: &tool,
-        scratch: scratch.path(),
+        scratch: &scratch_dir,
         cache_root: cache_root.as_deref(),
         context,
         builds: BTreeMap::new(),
@@ -360,6 +363,7 @@ struct Built {
 /// Builds jobs once each, by key, across the rounds.
 struct Builder<'a> {
     tool: &'a Tool,
+    /// The private temporary directory, resolved.
     scratch: &'a Path,
     cache_root: Option<&'a Path>,
     context: &'a Context<'a>,
@@ -649,7 +653,8 @@ fn shown_root(candidates: &BTreeSet<PathBuf>, repository: &Path) -> PathBuf {
     }
 }
 
-/// Builds one job, through the cache when there is one.
+/// Builds one job, through the cache when there is one. `wrapper_dir` is resolved and is
+/// created only when the build runs.
 fn build_job(
     tool: &Tool,
     job: &Job,
@@ -662,28 +667,34 @@ fn build_job(
             root, reason,
         ))));
     }
+    let not_written = |problem: &str| {
+        NotBuilt::Skipped(match (&job.flux, &job.argocd) {
+            (None, Some(argo)) => argo.not_written(problem),
+            _ => Box::new(Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                kustomization_location(root),
+                format!(
+                    "not rendered: cannot write the build wrapper ({problem}); its files are checked as written"
+                ),
+            )),
+        })
+    };
     let mut shadow_files = None;
-    let written = match (&job.flux, &job.argocd) {
+    let wrapper = match (&job.flux, &job.argocd) {
         (Some(flux), _) => {
-            wrapper::write_flux(root, &flux.entry, flux.generated.as_ref(), wrapper_dir)
+            wrapper::flux_text(root, &flux.entry, flux.generated.as_ref(), wrapper_dir)
         }
         (None, Some(argo)) => {
-            let shadowed = argo.write(root, wrapper_dir).map_err(NotBuilt::Skipped)?;
+            let shadowed = argo
+                .shadowed(root, wrapper_dir)
+                .map_err(NotBuilt::Skipped)?;
             let text = shadowed.text.clone();
             shadow_files = Some(shadowed);
             Ok(text)
         }
-        (None, None) => wrapper::write(root, wrapper_dir),
-    };
-    let wrapper = written.map_err(|problem| {
-        NotBuilt::Skipped(Box::new(Finding::new(
-            &rules::UNIT_NOT_RENDERED,
-            kustomization_location(root),
-            format!(
-                "not rendered: cannot write the build wrapper ({problem}); its files are checked as written"
-            ),
-        )))
-    })?;
+        (None, None) => wrapper::text(root, wrapper_dir),
+    }
+    .map_err(|problem| not_written(&problem))?;
     // Flux builds with `LoadRestrictionsNone` (fluxcd/pkg kustomize `SecureBuild`); the
     // closure kvlint checked keeps the build inside the repository.
     let restrictor: &[&str] = if job.flux.is_some() {
@@ -691,17 +702,25 @@ fn build_job(
     } else {
         &[]
     };
+    let unwritten = std::cell::RefCell::new(None);
     let build = || {
+        if let Err(problem) = wrapper::write(wrapper_dir, &wrapper) {
+            *unwritten.borrow_mut() = Some(problem.clone());
+            return Err(outcome::BuildError::Failed(problem));
+        }
         if let Some(shadowed) = &shadow_files {
             shadowed.copy_files().map_err(outcome::BuildError::Failed)?;
         }
         tool.build(wrapper_dir, restrictor)
     };
-    match cache {
+    let result = match cache {
         Some(cache) => cache.build(root, &display_dir(&root.dir), &wrapper, wrapper_dir, build),
         None => build(),
+    };
+    if let Some(problem) = unwritten.into_inner() {
+        return Err(not_written(&problem));
     }
-    .map_err(NotBuilt::Failed)
+    result.map_err(NotBuilt::Failed)
 }
 
 /// The finding about a build the tool refused, at the place its message names.
@@ -843,3 +862,69 @@ fn is_entry_point(text: &str) -> bool {
 /// Text every file holding Argo CD or Flux objects contains. Flux's groups are
 /// `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
 const ENTRY_MARKERS: [&str; 2] = ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"];
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A build command that prints one fixed object whatever it builds.
+    fn fake_tool(dir: &Path) -> Tool {
+        use std::os::unix::fs::PermissionsExt;
+        let program = dir.join("fake-kustomize");
+        std::fs::write(
+            &program,
+            "#!/bin/sh\nif [ \"$1\" = version ]; then echo v5.4.2; exit 0; fi\necho 'kind: ConfigMap'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Tool::find(program.to_str(), Duration::from_secs(30), None)
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_cached_build_writes_no_wrapper_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let unit = top.join("unit");
+        std::fs::create_dir(&unit).unwrap();
+        std::fs::write(unit.join("kustomization.yaml"), "resources: [cm.yaml]\n").unwrap();
+        std::fs::write(unit.join("cm.yaml"), "kind: ConfigMap\n").unwrap();
+        let root = discover::Tree::new(Some(top.clone())).root(&unit).unwrap();
+        let job = Job {
+            unit: Arc::new(UnitRef {
+                kind: UnitKind::Kustomize,
+                path: display_dir(&root.dir),
+                via: None,
+            }),
+            root,
+            flux: None,
+            argocd: None,
+        };
+        let tool = fake_tool(&top);
+        let scratch = top.join("kvlint-units-x");
+        std::fs::create_dir(&scratch).unwrap();
+        let cache = cache::RunCache::new(
+            &top.join("cache"),
+            tool.identity(),
+            &scratch,
+            std::slice::from_ref(&job.root),
+        );
+        let build = |wrapper_dir: &Path| {
+            build_job(&tool, &job, wrapper_dir, Some(&cache))
+                .ok()
+                .expect("the fake build succeeds")
+        };
+
+        let cold = scratch.join("0");
+        assert_eq!(build(&cold), "kind: ConfigMap\n");
+        assert!(
+            cold.join("kustomization.yaml").is_file(),
+            "a build runs in its wrapper"
+        );
+
+        let warm = scratch.join("1");
+        assert_eq!(build(&warm), "kind: ConfigMap\n");
+        assert!(!warm.exists(), "a cached build writes nothing");
+    }
+}

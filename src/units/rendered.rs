@@ -20,6 +20,7 @@ use crate::yaml::{self, FieldPath, Limits, Mapping, Node, Span, Value};
 pub(crate) struct UnitBuild<'a> {
     pub unit: &'a Arc<UnitRef>,
     pub root: &'a Root,
+    /// Resolved; it need not exist (a cached build is not written).
     pub wrapper_dir: &'a Path,
     pub default_namespace: &'a str,
     /// What the paths of the wrapper directory stand for, when it holds the unit's own
@@ -151,7 +152,7 @@ impl Origins {
 /// The objects of one unit's build output.
 pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins) -> Loaded {
     origins.learn(build.root);
-    let wrapper = std::fs::canonicalize(build.wrapper_dir).unwrap_or_default();
+    let wrapper = build.wrapper_dir;
     let unit_path: Arc<str> = Arc::from(build.unit.path.as_str());
     let kustomization = Arc::clone(&build.root.kustomization.file);
     let keep = &build.root.kustomization.build_metadata;
@@ -207,7 +208,7 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         let origin = origin_of(&node);
         let mut layers: Vec<Arc<OriginFile>> = configured_in(&node)
             .iter()
-            .filter_map(|path| origins.file(&build.real(&wrapper, path)))
+            .filter_map(|path| origins.file(&build.real(wrapper, path)))
             .collect();
         // The options of an Argo CD Application edit the outermost kustomization.
         if let Some(layer) = &entry_layer
@@ -218,20 +219,26 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         strip_annotations(&mut node, !keep_origin, !keep_transformations);
         let source = origin.as_ref().and_then(|origin| {
             let path = origin.path.as_deref().or(origin.configured_in.as_deref())?;
-            let real = build.real(&wrapper, path);
+            let real = build.real(wrapper, path);
             origins
                 .file(&real)
                 .map(|file| (file, origin.path.is_some()))
         });
-        let mut written_json = None;
+        let mut written_document = None;
         let mut written_identity = (None, None);
-        let rendered_json = (!layers.is_empty()).then(|| node.to_json());
+        // Kept as a tree (a copy at its length) and turned into JSON only when a finding asks
+        // who wrote a field: JSON copies of every rendered object cost several times more.
+        let rendered = (!layers.is_empty()).then(|| node.clone());
         let file = match &source {
             Some((file, true)) => {
                 match matching_document(&file.documents, &node) {
                     Some(written) => {
-                        if rendered_json.is_some() {
-                            written_json = Some(written.to_json());
+                        if rendered.is_some() {
+                            written_document = file
+                                .documents
+                                .iter()
+                                .position(|document| std::ptr::eq(document, written))
+                                .map(|index| (Arc::clone(file), index));
                             written_identity = (
                                 metadata_text(written, "name"),
                                 metadata_text(written, "namespace"),
@@ -257,10 +264,10 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         let (objects, findings) =
             crate::load::rendered_objects(&file, &unit_path, build.default_namespace, node);
         loaded.findings.extend(findings);
-        let attribution = rendered_json.map(|rendered| {
+        let attribution = rendered.map(|rendered| {
             Arc::new(Attributor {
                 rendered,
-                written: written_json,
+                written: written_document,
                 original_name: written_identity.0,
                 original_namespace: written_identity.1,
                 layers: layers.clone(),
@@ -567,9 +574,10 @@ impl PatchFiles {
 /// Finds the overlay line that wrote a field of one rendered object.
 #[derive(Debug)]
 struct Attributor {
-    rendered: serde_json::Value,
-    /// The object in the file it came from, to tell the fields an overlay changed.
-    written: Option<serde_json::Value>,
+    rendered: Node,
+    /// The object in the file it came from (its file and document), to tell the fields an
+    /// overlay changed.
+    written: Option<(Arc<OriginFile>, usize)>,
     original_name: Option<String>,
     original_namespace: Option<String>,
     layers: Vec<Arc<OriginFile>>,
@@ -580,9 +588,9 @@ struct Attributor {
 const MAX_LEAVES: usize = 256;
 
 impl Attributor {
-    fn attribute(&self, path: &FieldPath) -> Option<Location> {
+    fn attribute(&self, rendered: &serde_json::Value, path: &FieldPath) -> Option<Location> {
         let subject = Subject {
-            rendered: &self.rendered,
+            rendered,
             original_name: self.original_name.as_deref(),
             original_namespace: self.original_namespace.as_deref(),
         };
@@ -607,15 +615,21 @@ impl Attribute for Attributor {
     /// `spec.instancetype`), the writer of the first field under it that differs from the
     /// file the object came from.
     fn location(&self, path: &FieldPath) -> Option<Location> {
-        if let Some(found) = self.attribute(path) {
+        let whole = self.rendered.to_json();
+        if let Some(found) = self.attribute(&whole, path) {
             return Some(found);
         }
         let pointer = crate::yaml::json_pointer(path);
-        let rendered = self.rendered.pointer(&pointer)?;
-        let written = self.written.as_ref().and_then(|w| w.pointer(&pointer));
+        let rendered = whole.pointer(&pointer)?;
+        let written = self
+            .written
+            .as_ref()
+            .and_then(|(file, index)| file.documents.get(*index))
+            .map(Node::to_json);
+        let written = written.as_ref().and_then(|w| w.pointer(&pointer));
         let mut leaves = Vec::new();
         changed_leaves(rendered, written, path, &mut leaves);
-        leaves.iter().find_map(|leaf| self.attribute(leaf))
+        leaves.iter().find_map(|leaf| self.attribute(&whole, leaf))
     }
 }
 

@@ -2,6 +2,9 @@
 //! directory, names the unit by a relative path (Kustomize refuses absolute ones), and turns
 //! on origin and transformer annotations. Kustomize reads `buildMetadata` and `sortOptions`
 //! from the top kustomization only, so the unit's own are carried over.
+//!
+//! A wrapper's text is computed for its directory before that directory exists: the cache
+//! key needs the text, and a unit whose result is cached is never written to disk.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -11,10 +14,10 @@ use super::discover::Root;
 pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
 
-/// Writes the wrapper of `root` into the new directory `dir`, and returns its text.
-pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
-    let (dir, unit) = create(root, dir)?;
-    let relative = relative_path(&dir, &unit);
+/// The wrapper of `root` for the resolved directory `dir`.
+pub(crate) fn text(root: &Root, dir: &Path) -> Result<String, String> {
+    let unit = unit_dir(root)?;
+    let relative = relative_path(dir, &unit);
     let mut metadata = vec![
         "originAnnotations".to_owned(),
         "transformerAnnotations".to_owned(),
@@ -34,21 +37,19 @@ pub(crate) fn write(root: &Root, dir: &Path) -> Result<String, String> {
         wrapper["sortOptions"] = sort.clone();
     }
     // JSON is YAML: no quoting rules to get wrong for unusual directory names.
-    let text = serde_json::to_string_pretty(&wrapper).map_err(|err| err.to_string())?;
-    std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
-    Ok(text)
+    serde_json::to_string_pretty(&wrapper).map_err(|err| err.to_string())
 }
 
-/// Writes into the new directory `dir` the kustomization Flux builds for `entry`: the unit's
+/// The kustomization Flux builds for `entry`, for the resolved directory `dir`: the unit's
 /// own (or, for a path without one, the one Flux generates, `generated`), edited as the
-/// kustomize-controller edits it, its paths pointing back at the repository. Returns its text.
-pub(crate) fn write_flux(
+/// kustomize-controller edits it, its paths pointing back at the repository.
+pub(crate) fn flux_text(
     root: &Root,
     entry: &super::flux::Entry,
     generated: Option<&serde_json::Value>,
     dir: &Path,
 ) -> Result<String, String> {
-    write_edited(root, generated, dir, &|original, to_unit| {
+    edited_text(root, generated, dir, &|original, to_unit| {
         let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
         super::flux::edited_kustomization(
             original,
@@ -59,16 +60,16 @@ pub(crate) fn write_flux(
     })
 }
 
-/// Writes into the new directory `dir` the unit's own kustomization (or `generated`, the one
-/// Flux generates for a path without one) as `edit` changes it; `edit` gets the kustomization
-/// (JSON) and the unit's directory relative to `dir`. Returns the text written.
-pub(crate) fn write_edited(
+/// The unit's own kustomization (or `generated`, the one Flux generates for a path without
+/// one) as `edit` changes it for the resolved directory `dir`; `edit` gets the kustomization
+/// (JSON) and the unit's directory relative to `dir`.
+pub(crate) fn edited_text(
     root: &Root,
     generated: Option<&serde_json::Value>,
     dir: &Path,
     edit: &dyn Fn(&serde_json::Value, &Path) -> serde_json::Value,
 ) -> Result<String, String> {
-    let (dir, unit) = create(root, dir)?;
+    let unit = unit_dir(root)?;
     let original = if let Some(generated) = generated {
         generated.clone()
     } else {
@@ -80,10 +81,14 @@ pub(crate) fn write_edited(
             .and_then(Result::ok)
             .map_or(serde_json::Value::Null, |doc| doc.root.to_json())
     };
-    let edited = edit(&original, &relative_path(&dir, &unit));
-    let text = serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())?;
-    std::fs::write(dir.join("kustomization.yaml"), &text).map_err(|err| err.to_string())?;
-    Ok(text)
+    let edited = edit(&original, &relative_path(dir, &unit));
+    serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())
+}
+
+/// Creates the wrapper directory `dir` and writes the wrapper `text` into it.
+pub(crate) fn write(dir: &Path, text: &str) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+    std::fs::write(dir.join("kustomization.yaml"), text).map_err(|err| err.to_string())
 }
 
 /// Adds the annotations the wrapper asks for to a kustomization's `buildMetadata`.
@@ -103,12 +108,9 @@ pub(crate) fn with_build_metadata(kustomization: &mut serde_json::Value) {
     }
 }
 
-/// Creates the wrapper's directory `dir`; returns it and the unit's directory, both resolved.
-fn create(root: &Root, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
-    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    let dir = std::fs::canonicalize(dir).map_err(|err| err.to_string())?;
-    let unit = super::resolve::resolve_dir(&root.dir).map_err(|err| err.to_string())?;
-    Ok((dir, unit))
+/// The unit's directory, resolved.
+fn unit_dir(root: &Root) -> Result<PathBuf, String> {
+    super::resolve::resolve_dir(&root.dir).map_err(|err| err.to_string())
 }
 
 /// `to` relative to `from` (both absolute and resolved).
