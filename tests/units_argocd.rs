@@ -596,3 +596,56 @@ fn a_repository_checked_through_a_symlink_keeps_its_spelling() {
         .collect();
     assert_eq!(files, ["../link/apps/plain/vm.yaml"], "{report:#}");
 }
+
+/// Checked from a directory below the repository's root (`cd examples/demo && kvlint check .`),
+/// an Application's path, written from the root, names a directory of the checked tree: it is
+/// built once, as the Application builds it, and named as the working directory names it.
+#[test]
+fn an_application_checked_from_a_subdirectory_is_one_unit_named_from_there() {
+    if !kustomize_available(
+        "an_application_checked_from_a_subdirectory_is_one_unit_named_from_there",
+    ) {
+        return;
+    }
+    let vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm\nspec:\n  runStrategy: Halted\n  instancetype:\n    name: missing\n  template:\n    spec:\n      domain:\n        devices: {}\n";
+    let dir = common::git_repository(&[
+        ("demo/apps/web/vm.yaml", vm),
+        (
+            "demo/apps/web/kustomization.yaml",
+            "resources:\n- vm.yaml\n",
+        ),
+        (
+            "demo/argocd/web.yaml",
+            &application("web", "demo/apps/web", ""),
+        ),
+    ]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args([
+            "check",
+            ".",
+            "--format",
+            "json",
+            "--no-cache",
+            "--fail-on",
+            "none",
+        ])
+        .current_dir(dir.path().join("demo"))
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let report = common::json_report(&output);
+    assert_eq!(report["summary"]["units"], 1, "{report:#}");
+    let missing: Vec<String> = findings(&report, "KV1006")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}/{} {}",
+                d["file"].as_str().unwrap(),
+                d["object"]["namespace"].as_str().unwrap(),
+                d["object"]["name"].as_str().unwrap(),
+                d["unit"]["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(missing, ["apps/web/vm.yaml web/vm apps/web"], "{report:#}");
+}

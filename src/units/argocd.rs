@@ -306,7 +306,7 @@ fn classify(app: &Arc<App>, source: &Node, shown_root: &Path, plan: &mut Plan) {
             .push(cannot(format!("{path}: app path outside root")));
         return;
     }
-    let dir = normalise_path(&shown_root.join(&relative));
+    let dir = super::within_working_directory(normalise_path(&shown_root.join(&relative)));
     if !dir.exists() {
         plan.findings.push(app.finding(
             &rules::UNIT_NOT_RENDERED,

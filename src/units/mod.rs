@@ -326,9 +326,18 @@ impl Planner<'_> {
             .flat_map(|job| &job.root.directories)
             .chain(argo.iter().map(|job| &job.root.dir))
             .collect();
+        // Compared resolved too: one directory may be spelt two ways (through a symlink).
+        let named_resolved: BTreeSet<PathBuf> = named
+            .iter()
+            .filter_map(|dir| resolve::resolve_dir(dir).ok())
+            .collect();
         let mut jobs: Vec<Job> = discover::roots(tree, self.candidates)
             .into_iter()
-            .filter(|root| !named.contains(&root.dir))
+            .filter(|root| {
+                !named.contains(&root.dir)
+                    && resolve::resolve_dir(&root.dir)
+                        .map_or(true, |real| !named_resolved.contains(&real))
+            })
             .map(|root| Job {
                 unit: Arc::new(UnitRef {
                     kind: UnitKind::Kustomize,
@@ -531,6 +540,25 @@ pub(crate) fn repository_of(candidates: &BTreeSet<PathBuf>) -> Option<PathBuf> {
         }
     }
     Some(common)
+}
+
+/// `path` as the working directory names it: a relative path that leaves the working directory
+/// and comes back into it (`../../examples/demo/apps`, named from the repository's root while
+/// kvlint runs in `examples/demo`) is shortened to the part inside (`apps`), so that a directory
+/// an entry point names and the same directory in the checked tree are one directory, spelt one
+/// way. Lexical: `..` is taken against the working directory's own path.
+pub(crate) fn within_working_directory(path: PathBuf) -> PathBuf {
+    if !path.starts_with("..") {
+        return path;
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return path;
+    };
+    let absolute = normalise_path(&cwd.join(&path));
+    match absolute.strip_prefix(&cwd) {
+        Ok(inside) => inside.to_path_buf(),
+        Err(_) => path,
+    }
 }
 
 fn display_dir(dir: &Path) -> String {

@@ -144,7 +144,7 @@ pub(in crate::units) fn flux_jobs(
     };
     let shown_root = normalise_path(shown_root);
     for entry in entries {
-        let dir = entry.directory(&shown_root);
+        let dir = crate::units::within_working_directory(entry.directory(&shown_root));
         let (mut root, generated) = match tree.root(&dir) {
             Some(root) => (root, None),
             None if resolve::resolve_dir(&dir).is_ok_and(|real| real.is_dir()) => {
