@@ -18,11 +18,12 @@ import (
 
 const oracleUser = "system:serviceaccount:default:kvlint-oracle"
 
-// cause is a StatusCause as the case files name its members.
+// cause is a StatusCause as the case files write it: members named `type`, `message` and
+// `field`, each written even when empty (v1.4's schema refusals carry no type or field).
 type cause struct {
-	Type    metav1.CauseType `json:"type,omitempty"`
-	Message string           `json:"message,omitempty"`
-	Field   string           `json:"field,omitempty"`
+	Type    metav1.CauseType `json:"type"`
+	Message string           `json:"message"`
+	Field   string           `json:"field"`
 }
 
 // verdict is how one admission webhook answered, or that it panicked.
