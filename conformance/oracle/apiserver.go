@@ -5,44 +5,71 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // What the API server does to a custom resource before any webhook sees it, for the parts
 // that change what KubeVirt's code reads:
 //   - field names match case-sensitively: a key that names no field of the schema exactly is
 //     an unknown field and is pruned (Go's encoding/json alone would match it ignoring case);
-//   - a null for a non-nullable field is pruned (PruneNonNullableNullsWithoutDefaults).
+//   - a null for a non-nullable field is pruned (PruneNonNullableNullsWithoutDefaults);
+//   - the object's own metadata is coerced through Go's ObjectMeta (apiextensions-apiserver's
+//     objectmeta.Coerce), so it reads as this release's ObjectMeta writes it (before
+//     apimachinery 0.34 that includes `creationTimestamp: null`);
+//   - embedded metadata (spec.template.metadata, dataVolumeTemplates[].metadata) is declared
+//     x-kubernetes-preserve-unknown-fields in KubeVirt's CRDs and kept as written.
 // The schema of KubeVirt's CRDs is generated from its Go types, so the Go type stands for it.
 
 var (
+	objectMetaType  = reflect.TypeOf(metav1.ObjectMeta{})
 	jsonUnmarshaler = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 	textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 )
 
-// pruneAsAPIServer returns value with unknown fields and nulls removed, following typ.
+// pruneAsAPIServer returns the resource value with unknown fields and nulls removed,
+// following typ, and its metadata coerced.
 func pruneAsAPIServer(value interface{}, typ reflect.Type) interface{} {
+	pruned := prune(value, typ)
+	if object, ok := pruned.(map[string]interface{}); ok {
+		if meta, ok := object["metadata"]; ok {
+			object["metadata"] = coerceObjectMeta(pruneFields(meta, objectMetaType))
+		}
+	}
+	return pruned
+}
+
+// coerceObjectMeta reads metadata into Go's ObjectMeta and writes it back; metadata that does
+// not read as ObjectMeta is left as pruned.
+func coerceObjectMeta(meta interface{}) interface{} {
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return meta
+	}
+	var typed metav1.ObjectMeta
+	if err := json.Unmarshal(raw, &typed); err != nil {
+		return meta
+	}
+	if raw, err = json.Marshal(typed); err != nil {
+		return meta
+	}
+	coerced, err := decodeJSON(raw)
+	if err != nil {
+		return meta
+	}
+	return coerced
+}
+
+func prune(value interface{}, typ reflect.Type) interface{} {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
-	if opaque(typ) {
+	if opaque(typ) || typ == objectMetaType {
 		return value
 	}
 	switch typ.Kind() {
 	case reflect.Struct:
-		object, ok := value.(map[string]interface{})
-		if !ok {
-			return value
-		}
-		fields := jsonFields(typ)
-		out := make(map[string]interface{}, len(object))
-		for key, item := range object {
-			fieldType, known := fields[key]
-			if !known || item == nil {
-				continue
-			}
-			out[key] = pruneAsAPIServer(item, fieldType)
-		}
-		return out
+		return pruneFields(value, typ)
 	case reflect.Map:
 		object, ok := value.(map[string]interface{})
 		if !ok {
@@ -53,7 +80,7 @@ func pruneAsAPIServer(value interface{}, typ reflect.Type) interface{} {
 			if item == nil {
 				continue
 			}
-			out[key] = pruneAsAPIServer(item, typ.Elem())
+			out[key] = prune(item, typ.Elem())
 		}
 		return out
 	case reflect.Slice, reflect.Array:
@@ -63,12 +90,30 @@ func pruneAsAPIServer(value interface{}, typ reflect.Type) interface{} {
 		}
 		out := make([]interface{}, len(list))
 		for i, item := range list {
-			out[i] = pruneAsAPIServer(item, typ.Elem())
+			out[i] = prune(item, typ.Elem())
 		}
 		return out
 	default:
 		return value
 	}
+}
+
+// pruneFields keeps the members of an object that name a field of the struct typ exactly.
+func pruneFields(value interface{}, typ reflect.Type) interface{} {
+	object, ok := value.(map[string]interface{})
+	if !ok {
+		return value
+	}
+	fields := jsonFields(typ)
+	out := make(map[string]interface{}, len(object))
+	for key, item := range object {
+		fieldType, known := fields[key]
+		if !known || item == nil {
+			continue
+		}
+		out[key] = prune(item, fieldType)
+	}
+	return out
 }
 
 // opaque types decode themselves (quantities, int-or-string, times, raw extensions): the

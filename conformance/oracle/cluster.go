@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"go.uber.org/mock/gomock"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	k8sv1 "k8s.io/api/core/v1"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
@@ -38,10 +38,11 @@ const (
 // cluster is everything KubeVirt's code reads besides the object under review: the objects
 // of the case in fake clients, and the cluster configuration.
 type cluster struct {
-	client            kubecli.KubevirtClient
-	config            *virtconfig.ClusterConfig
-	dataSourceStore   cache.SharedIndexInformer
-	namespaceInformer cache.SharedIndexInformer
+	client             kubecli.KubevirtClient
+	config             *virtconfig.ClusterConfig
+	dataSourceStore    cache.SharedIndexInformer
+	dataVolumeInformer cache.SharedIndexInformer
+	namespaceInformer  cache.SharedIndexInformer
 }
 
 // unexpectedCall is raised (as a panic) when KubeVirt's code uses a client the oracle does not
@@ -58,8 +59,9 @@ func (panickingReporter) Fatalf(format string, args ...interface{}) {
 	panic(unexpectedCall{fmt.Sprintf(format, args...)})
 }
 
-// objectTypes: the kinds the oracle stores, by served apiVersion and kind.
-var objectTypes = map[string]reflect.Type{
+// objectTypes: the kinds the oracle stores, by served apiVersion and kind (with the
+// instance type versions only some releases serve: servedInstancetypeAlphas).
+var objectTypes = withInstancetypeAlphas(map[string]reflect.Type{
 	"instancetype.kubevirt.io/v1beta1/VirtualMachineInstancetype":        reflect.TypeOf(instancetypev1beta1.VirtualMachineInstancetype{}),
 	"instancetype.kubevirt.io/v1beta1/VirtualMachineClusterInstancetype": reflect.TypeOf(instancetypev1beta1.VirtualMachineClusterInstancetype{}),
 	"instancetype.kubevirt.io/v1beta1/VirtualMachinePreference":          reflect.TypeOf(instancetypev1beta1.VirtualMachinePreference{}),
@@ -71,6 +73,13 @@ var objectTypes = map[string]reflect.Type{
 	"cdi.kubevirt.io/v1beta1/DataSource":                                 reflect.TypeOf(cdiv1.DataSource{}),
 	"snapshot.storage.k8s.io/v1/VolumeSnapshot":                          reflect.TypeOf(snapshotv1.VolumeSnapshot{}),
 	"kubevirt.io/v1/KubeVirt":                                            reflect.TypeOf(virtv1.KubeVirt{}),
+})
+
+func withInstancetypeAlphas(types map[string]reflect.Type) map[string]reflect.Type {
+	for key, typ := range servedInstancetypeAlphas {
+		types[key] = typ
+	}
+	return types
 }
 
 var clusterScoped = map[string]bool{
@@ -92,6 +101,7 @@ func typedObject(m manifest) (runtime.Object, bool, error) {
 			meta["namespace"] = defaultNamespace
 		}
 	}
+	typ = storedType(m, typ, pruned)
 	raw, err := json.Marshal(pruned)
 	if err != nil {
 		return nil, false, err
@@ -103,11 +113,26 @@ func typedObject(m manifest) (runtime.Object, bool, error) {
 	return object, true, nil
 }
 
+// storedType is the type an object is stored as. The instance type CRDs convert with the None
+// strategy: an object written in an older served version keeps its fields (pruned by that
+// version's schema) and is relabelled with the storage version, v1beta1.
+func storedType(m manifest, typ reflect.Type, pruned interface{}) reflect.Type {
+	const storageVersion = "instancetype.kubevirt.io/v1beta1"
+	if _, older := servedInstancetypeAlphas[m.apiVersion+"/"+m.kind]; !older {
+		return typ
+	}
+	if object, ok := pruned.(map[string]interface{}); ok {
+		object["apiVersion"] = storageVersion
+	}
+	return objectTypes[storageVersion+"/"+m.kind]
+}
+
 // newCluster puts the objects into fake clients, as KubeVirt's own unit tests do.
 func newCluster(objects []runtime.Object) *cluster {
 	var kubevirtObjects, k8sObjects, cdiObjects, snapshotObjects []runtime.Object
 	var kv *virtv1.KubeVirt
 	dataSourceInformer, _ := testutils.NewFakeInformerFor(&cdiv1.DataSource{})
+	dataVolumeInformer, _ := testutils.NewFakeInformerFor(&cdiv1.DataVolume{})
 	namespaceInformer, _ := testutils.NewFakeInformerFor(&k8sv1.Namespace{})
 	namespaces := map[string]bool{defaultNamespace: true}
 	for _, object := range objects {
@@ -122,6 +147,7 @@ func newCluster(objects []runtime.Object) *cluster {
 			_ = dataSourceInformer.GetStore().Add(o)
 		case *cdiv1.DataVolume:
 			cdiObjects = append(cdiObjects, object)
+			_ = dataVolumeInformer.GetStore().Add(o)
 		case *snapshotv1.VolumeSnapshot:
 			snapshotObjects = append(snapshotObjects, object)
 		case *k8sv1.Namespace:
@@ -162,7 +188,7 @@ func newCluster(objects []runtime.Object) *cluster {
 		fake.PrependReactor("get", "*", refuseEmptyName)
 	}
 
-	client := kubecli.NewMockKubevirtClient(gomock.NewController(panickingReporter{}))
+	client := newMockClient(panickingReporter{})
 	expect := client.EXPECT()
 	expect.AppsV1().Return(k8sClient.AppsV1()).AnyTimes()
 	expect.CoreV1().Return(k8sClient.CoreV1()).AnyTimes()
@@ -170,20 +196,21 @@ func newCluster(objects []runtime.Object) *cluster {
 	expect.CdiClient().Return(cdiClient).AnyTimes()
 	expect.KubernetesSnapshotClient().Return(snapshotClient).AnyTimes()
 	expect.GeneratedKubeVirtClient().Return(kubevirtClient).AnyTimes()
-	expect.VirtualMachineInstancetype(gomock.Any()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachineInstancetypeInterface {
+	expect.VirtualMachineInstancetype(anyArgument()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachineInstancetypeInterface {
 		return kubevirtClient.InstancetypeV1beta1().VirtualMachineInstancetypes(namespace)
 	}).AnyTimes()
 	expect.VirtualMachineClusterInstancetype().Return(kubevirtClient.InstancetypeV1beta1().VirtualMachineClusterInstancetypes()).AnyTimes()
-	expect.VirtualMachinePreference(gomock.Any()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachinePreferenceInterface {
+	expect.VirtualMachinePreference(anyArgument()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachinePreferenceInterface {
 		return kubevirtClient.InstancetypeV1beta1().VirtualMachinePreferences(namespace)
 	}).AnyTimes()
 	expect.VirtualMachineClusterPreference().Return(kubevirtClient.InstancetypeV1beta1().VirtualMachineClusterPreferences()).AnyTimes()
 
 	return &cluster{
-		client:            client,
-		config:            clusterConfig(kv),
-		dataSourceStore:   dataSourceInformer,
-		namespaceInformer: namespaceInformer,
+		client:             client,
+		config:             clusterConfig(kv),
+		dataSourceStore:    dataSourceInformer,
+		dataVolumeInformer: dataVolumeInformer,
+		namespaceInformer:  namespaceInformer,
 	}
 }
 
@@ -207,6 +234,17 @@ func clusterConfig(kv *virtv1.KubeVirt) *virtconfig.ClusterConfig {
 	kv.Namespace = "kubevirt"
 	kv.Status.DefaultArchitecture = clusterArch
 	config, crdInformer, _ := testutils.NewFakeClusterConfigUsingKVWithCPUArch(kv, clusterArch)
-	testutils.AddDataSourceAPI(crdInformer)
+	addDataSourceAPI(crdInformer)
 	return config
+}
+
+// addDataSourceAPI registers CDI's DataSource CRD, as testutils.AddDataSourceAPI does from
+// v1.8 on (older releases lack that helper).
+func addDataSourceAPI(crdInformer cache.SharedIndexInformer) {
+	_ = crdInformer.GetStore().Add(&extv1.CustomResourceDefinition{
+		Spec: extv1.CustomResourceDefinitionSpec{
+			Group: "cdi.kubevirt.io",
+			Names: extv1.CustomResourceDefinitionNames{Kind: "DataSource"},
+		},
+	})
 }

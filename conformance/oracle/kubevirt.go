@@ -12,25 +12,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	virtv1 "kubevirt.io/api/core/v1"
-	instancetypeapi "kubevirt.io/api/instancetype"
 
-	"kubevirt.io/kubevirt/pkg/instancetype/expand"
-	"kubevirt.io/kubevirt/pkg/instancetype/find"
-	preferenceFind "kubevirt.io/kubevirt/pkg/instancetype/preference/find"
-	preferencewebhooks "kubevirt.io/kubevirt/pkg/instancetype/preference/webhooks"
-	instancetypewebhooks "kubevirt.io/kubevirt/pkg/instancetype/webhooks"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
-	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/mutating-webhook/mutators"
-	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/validating-webhook/admitters"
 )
 
 const oracleUser = "system:serviceaccount:default:kvlint-oracle"
 
-// cause is a StatusCause as the case files name its members.
+// cause is a StatusCause as the case files write it: members named `type`, `message` and
+// `field`, each written even when empty (v1.4's schema refusals carry no type or field).
 type cause struct {
-	Type    metav1.CauseType `json:"type,omitempty"`
-	Message string           `json:"message,omitempty"`
-	Field   string           `json:"field,omitempty"`
+	Type    metav1.CauseType `json:"type"`
+	Message string           `json:"message"`
+	Field   string           `json:"field"`
 }
 
 // verdict is how one admission webhook answered, or that it panicked.
@@ -114,7 +107,7 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 
 	var response *admissionv1.AdmissionResponse
 	panicked, err := guarded(func() error {
-		response = mutators.NewVMsMutator(c.config, c.client).Mutate(review)
+		response = newVMsMutator(c).Mutate(review)
 		return nil
 	})
 	if err != nil {
@@ -144,10 +137,7 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 	}
 
 	review = createRequest(webhooks.VirtualMachineGroupVersionResource, kind, name, namespace, raw)
-	admitter := admitters.NewVMsAdmitter(c.config, c.client, &webhooks.Informers{
-		DataSourceInformer: c.dataSourceStore,
-		NamespaceInformer:  c.namespaceInformer,
-	}, map[string]struct{}{})
+	admitter := newVMsAdmitter(c)
 	panicked, err = guarded(func() error {
 		response = admitter.Admit(context.Background(), review)
 		return nil
@@ -173,13 +163,10 @@ func storedVM(raw []byte) (map[string]interface{}, error) {
 
 // expandVM is KubeVirt's expand-vm-spec on a VM: what `virtctl expand` prints, or its error.
 func expandVM(c *cluster, vm *virtv1.VirtualMachine) (map[string]interface{}, string, error) {
-	expander := expand.New(c.config,
-		find.NewSpecFinder(nil, nil, nil, c.client),
-		preferenceFind.NewSpecFinder(nil, nil, nil, c.client))
 	var expanded *virtv1.VirtualMachine
 	var expandErr error
 	panicked, err := guarded(func() error {
-		expanded, expandErr = expander.Expand(vm)
+		expanded, expandErr = expandSpec(c, vm)
 		return nil
 	})
 	if err != nil {
@@ -195,36 +182,16 @@ func expandVM(c *cluster, vm *virtv1.VirtualMachine) (map[string]interface{}, st
 	if err != nil {
 		return nil, "", err
 	}
-	object, _ := dropNulls(generic).(map[string]interface{})
+	// virtctl prints the VM as Go writes it (before apimachinery 0.34 with
+	// `creationTimestamp: null` in each ObjectMeta).
+	object, _ := generic.(map[string]interface{})
 	return object, "", nil
 }
 
 // admitObject runs the instance type or preference admitter on the object's creation.
 func admitObject(m manifest, raw []byte) (verdict, bool, error) {
-	var resource string
-	var run func(*admissionv1.AdmissionReview) *admissionv1.AdmissionResponse
-	switch m.kind {
-	case "VirtualMachineInstancetype":
-		resource = instancetypeapi.PluralResourceName
-		run = func(r *admissionv1.AdmissionReview) *admissionv1.AdmissionResponse {
-			return (&instancetypewebhooks.InstancetypeAdmitter{}).Admit(context.Background(), r)
-		}
-	case "VirtualMachineClusterInstancetype":
-		resource = instancetypeapi.ClusterPluralResourceName
-		run = func(r *admissionv1.AdmissionReview) *admissionv1.AdmissionResponse {
-			return (&instancetypewebhooks.ClusterInstancetypeAdmitter{}).Admit(context.Background(), r)
-		}
-	case "VirtualMachinePreference":
-		resource = instancetypeapi.PluralPreferenceResourceName
-		run = func(r *admissionv1.AdmissionReview) *admissionv1.AdmissionResponse {
-			return (&preferencewebhooks.PreferenceAdmitter{}).Admit(context.Background(), r)
-		}
-	case "VirtualMachineClusterPreference":
-		resource = instancetypeapi.ClusterPluralPreferenceResourceName
-		run = func(r *admissionv1.AdmissionReview) *admissionv1.AdmissionResponse {
-			return (&preferencewebhooks.ClusterPreferenceAdmitter{}).Admit(context.Background(), r)
-		}
-	default:
+	resource, run := objectAdmitter(m.kind)
+	if run == nil {
 		return verdict{}, false, nil
 	}
 	group, version := splitAPIVersion(m.apiVersion)
@@ -234,7 +201,7 @@ func admitObject(m manifest, raw []byte) (verdict, bool, error) {
 		m.name, m.namespace, raw)
 	var response *admissionv1.AdmissionResponse
 	panicked, err := guarded(func() error {
-		response = run(review)
+		response = run(context.Background(), review)
 		return nil
 	})
 	if err != nil {
@@ -253,27 +220,4 @@ func splitAPIVersion(apiVersion string) (string, string) {
 		}
 	}
 	return "", apiVersion
-}
-
-// dropNulls removes null members of objects, recursively: Go's serialisation writes nulls
-// for unset pointers that a stored object does not hold.
-func dropNulls(value interface{}) interface{} {
-	switch v := value.(type) {
-	case map[string]interface{}:
-		out := make(map[string]interface{}, len(v))
-		for key, item := range v {
-			if item != nil {
-				out[key] = dropNulls(item)
-			}
-		}
-		return out
-	case []interface{}:
-		out := make([]interface{}, len(v))
-		for i, item := range v {
-			out[i] = dropNulls(item)
-		}
-		return out
-	default:
-		return value
-	}
 }
