@@ -232,6 +232,10 @@ impl Builder<'_> {
         let end = Marker::new(total, marker.line(), marker.col());
         let span = ParserSpan::new(Marker::new(0, 1, 0), end);
         let mut pos = self.trimmed_end(&span);
+        // The parser's line at the end of input can run past the text's last line; the line
+        // of the trimmed end is counted from the text itself (an error is rare: one pass).
+        let index = (pos.index.saturating_sub(self.chunk.index_offset)) as usize;
+        pos.line = self.line_at(index);
         if pos.line < 1 + self.chunk.line_offset {
             pos = self.pos(marker);
         }
@@ -241,6 +245,23 @@ impl Builder<'_> {
             pos = last;
         }
         DocumentError { message, pos }
+    }
+
+    /// The line (as the report counts it) of the character at `index`: one more than the line
+    /// breaks before it (LF, CRLF and a lone CR each count once).
+    fn line_at(&self, index: usize) -> u32 {
+        let mut breaks: u32 = 0;
+        for i in 0..index {
+            match self.char_at(i) {
+                Some('\n') => breaks += 1,
+                Some('\r') if self.char_at(i + 1) != Some('\n') => breaks += 1,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        breaks
+            .saturating_add(1)
+            .saturating_add(self.chunk.line_offset)
     }
 
     fn char_at(&self, index: usize) -> Option<char> {
@@ -787,6 +808,27 @@ mod tests {
         }
     }
 
+    /// An unclosed flow collection followed by white space on a last line without a line break:
+    /// the error is after the collection's last character, on its line, not at that column of
+    /// the next line (found by the `positions_fall_inside_arbitrary_text` property).
+    #[test]
+    fn an_error_at_the_end_of_input_is_placed_after_the_last_content() {
+        for (text, at) in [
+            ("{a\n ", (1, 3)),
+            ("{a\r ", (1, 3)),
+            ("{a \n ", (1, 3)),
+            ("a: {b\n ", (1, 6)),
+            ("{a", (1, 3)),
+        ] {
+            let errors: Vec<(u32, u32)> = parse(text)
+                .into_iter()
+                .filter_map(Result::err)
+                .map(|err| (err.pos.line, err.pos.column))
+                .collect();
+            assert_eq!(errors, [at], "{text:?}");
+        }
+    }
+
     /// Every document of the shared corpora and the project's own YAML parses to the same tree,
     /// spans and notices with the fast path as with saphyr alone.
     #[test]
@@ -1127,12 +1169,13 @@ mod tests {
     #[test]
     fn an_error_after_a_bare_cr_stays_on_the_last_line() {
         // Found by the property tests: the parser counted a third line in a two-line text.
+        // The error is after the last content character, before the trailing tab.
         let docs = parse_stream("-\r*>\t", Limits::default());
         let err = docs
             .into_iter()
             .find_map(Result::err)
             .expect("a syntax error");
-        assert_eq!((err.pos.line, err.pos.column), (2, 4));
+        assert_eq!((err.pos.line, err.pos.column), (2, 3));
     }
 
     #[test]
