@@ -19,19 +19,6 @@ fn kvlint(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// The rendered VMs by `namespace/name`.
 fn rendered(dir: &Path) -> Vec<(String, Value)> {
     let output = kvlint(dir, &["render", ".", "--format", "json"]);
@@ -170,7 +157,7 @@ fn announced(dir: &Path) -> Vec<(String, Vec<String>)> {
 fn unannounced_changes(fixture: &Path) -> (Vec<String>, usize) {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("repo");
-    copy_dir(fixture, &dir);
+    common::copy_dir(fixture, &dir);
     let before = rendered(&dir);
     let announced = announced(&dir);
     let fix = kvlint(&dir, &["fix", "."]);

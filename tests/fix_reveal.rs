@@ -1,25 +1,14 @@
 //! `kvlint fix` on the demo: a safe fix that only reveals a warning of a kind the run already
 //! reports is applied, and the lines it prints are the lines `check` reports.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo");
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 fn run(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
@@ -45,7 +34,7 @@ fn fix_lines(text: &str) -> Vec<(String, u64, String)> {
 #[test]
 fn fix_check_reports_the_lines_check_reports_and_applies_fixes_that_only_reveal() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(Path::new(DEMO), dir.path());
+    common::copy_dir(Path::new(DEMO), dir.path());
     let report: Value =
         serde_json::from_str(&run(dir.path(), &["check", "--format", "json", "."])).unwrap();
     let checked: Vec<(String, u64, String)> = report["diagnostics"]

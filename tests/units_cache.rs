@@ -31,7 +31,7 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let repo = root.join("repo");
-        copy_dir(Path::new(FIXTURE), &repo);
+        common::copy_dir(Path::new(FIXTURE), &repo);
         let counter = root.join("builds.txt");
         let command = root.join("counting-kustomize");
         // The wrapper's `resources:` entry names the unit being built.
@@ -104,19 +104,6 @@ impl Fixture {
             .lines()
             .map(|line| line.trim().trim_matches('"').to_owned())
             .collect()
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

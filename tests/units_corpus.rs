@@ -275,19 +275,6 @@ fn render_stdin(dir: &Path, manifests: &[u8]) -> Value {
     common::json_report(&child.wait_with_output().unwrap())
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// Every place the findings of `report` point at that is not a line of a file under `repo`
 /// (relative to `dir`, as given to kvlint), and every message naming kvlint's build directory
 /// or `forbidden` paths (the repository's resolved path when the report names it otherwise).
@@ -360,7 +347,7 @@ fn real_world_overlays_render_as_kustomize_builds_them() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = std::fs::canonicalize(scratch.path()).unwrap();
     for (repo, units) in OVERLAYS {
-        copy_dir(&Path::new(REAL_WORLD).join(repo), &dir.join(repo));
+        common::copy_dir(&Path::new(REAL_WORLD).join(repo), &dir.join(repo));
         for (_, file, text) in STAND_INS.iter().filter(|(r, ..)| r == repo) {
             let path = dir.join(repo).join(file);
             if !path.exists() {

@@ -313,3 +313,18 @@ pub(crate) fn without_kustomize_version(text: &str) -> String {
     }
     out
 }
+
+/// Copies the tree `from` into `to` (directories and regular files).
+#[allow(dead_code)]
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
