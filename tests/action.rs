@@ -350,19 +350,6 @@ fn release(dir: &Path, tag: &str, corrupt: bool) {
     std::fs::write(assets.join(format!("{asset}.sha256")), sum).unwrap();
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 fn git(dir: &Path, args: &[&str]) -> String {
     common::git(dir, args).trim().to_owned()
 }
@@ -370,12 +357,12 @@ fn git(dir: &Path, args: &[&str]) -> String {
 /// A checkout of a pull request: the passing fixture committed as the base, the failing one in
 /// the working tree. Returns the base commit.
 fn pull_request_checkout(workspace: &Path) -> String {
-    copy_dir(Path::new(PASS), workspace);
+    common::copy_dir(Path::new(PASS), workspace);
     git(workspace, &["init", "-q", "-b", "main"]);
     git(workspace, &["add", "."]);
     git(workspace, &["commit", "-q", "-m", "base"]);
     let base = git(workspace, &["rev-parse", "HEAD"]);
-    copy_dir(Path::new(FAIL), workspace);
+    common::copy_dir(Path::new(FAIL), workspace);
     base
 }
 
@@ -504,7 +491,7 @@ fn setup(corrupt_release: bool) -> Setup {
 #[test]
 fn a_passing_repository_passes_with_outputs_and_a_summary() {
     let setup = setup(false);
-    copy_dir(Path::new(PASS), &setup.workspace);
+    common::copy_dir(Path::new(PASS), &setup.workspace);
     let api = Api::start();
     let outcome = Run::new(&setup.workspace, &setup.releases, &api.url)
         .input("version", "0.1.0")
@@ -654,7 +641,7 @@ fn a_pull_request_from_a_fork_skips_upload_and_comment_with_a_notice() {
 #[test]
 fn a_release_whose_checksum_does_not_match_fails_the_install() {
     let setup = setup(true);
-    copy_dir(Path::new(PASS), &setup.workspace);
+    common::copy_dir(Path::new(PASS), &setup.workspace);
     let outcome = Run::new(&setup.workspace, &setup.releases, "http://127.0.0.1:9")
         .input("version", "v0.1.0")
         .execute();
@@ -772,7 +759,7 @@ fn a_pull_request_s_changed_files_get_the_annotations_first() {
 #[test]
 fn a_pull_request_whose_commits_are_missing_is_ranked_without_them() {
     let setup = setup(false);
-    copy_dir(Path::new(FAIL), &setup.workspace);
+    common::copy_dir(Path::new(FAIL), &setup.workspace);
     git(&setup.workspace, &["init", "-q", "-b", "main"]);
     let base = commit_all(&setup.workspace, "base");
     let outcome = Run::new(&setup.workspace, &setup.releases, "http://127.0.0.1:9")
@@ -796,7 +783,7 @@ fn a_pull_request_whose_commits_are_missing_is_ranked_without_them() {
 fn paths_with_spaces_absolute_paths_and_a_new_sarif_directory() {
     let setup = setup(false);
     let workspace = &setup.workspace;
-    copy_dir(Path::new(FAIL), &workspace.join("my apps"));
+    common::copy_dir(Path::new(FAIL), &workspace.join("my apps"));
     let run = |paths: &str| {
         Run::new(workspace, &setup.releases, "http://127.0.0.1:9")
             .input("version", "v0.1.0")
@@ -889,7 +876,7 @@ fn a_report_larger_than_a_step_summary_is_written_to_a_file() {
 
     // A small report leaves the output empty.
     let small = setup.workspace.with_file_name("small");
-    copy_dir(Path::new(PASS), &small);
+    common::copy_dir(Path::new(PASS), &small);
     let outcome = Run::new(&small, &setup.releases, "http://127.0.0.1:9")
         .input("version", "v0.1.0")
         .execute();

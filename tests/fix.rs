@@ -3,9 +3,10 @@
 //! changes nothing, and every changed file holds the same objects apart from the fixed fields.
 
 #![allow(clippy::print_stderr)] // the corpus test prints how many fixes each rule made
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use kvlint::check::{self, Options};
@@ -18,23 +19,6 @@ use kvlint::yaml::{FieldPath, Limits, Segment, parse_stream};
 use serde_json::Value;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/real-world");
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-            // A working copy: the source may be read-only, and fix leaves read-only files alone.
-            let mode = std::fs::metadata(&target).unwrap().permissions().mode();
-            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode | 0o200))
-                .unwrap();
-        }
-    }
-}
 
 fn options(dir: &Path, version: Option<KubeVirtVersion>) -> Options {
     Options {
@@ -102,7 +86,7 @@ fn describe(outcome: &Outcome, dir: &Path) -> String {
 /// a second run changes nothing.
 fn fix_fixture(name: &str, fixture: &Path, version: Option<KubeVirtVersion>) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(fixture, dir.path());
+    common::copy_dir(fixture, dir.path());
     let outcome = run_fix(dir.path(), version, true);
     insta::assert_snapshot!(name, describe(&outcome, dir.path()));
     let report = check::run(&options(dir.path(), version)).unwrap();
@@ -159,7 +143,7 @@ fn every_fixable_rule_fixes_its_fixture() {
 #[test]
 fn unsafe_fixes_wait_for_the_flag() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules/KV3006/fail"),
         dir.path(),
     );
@@ -304,7 +288,7 @@ fn real_world_corpus_is_fixed_idempotently_and_only_where_intended() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(Path::new(CORPUS), dir.path());
+    common::copy_dir(Path::new(CORPUS), dir.path());
     let before = check::run(&options(dir.path(), None)).unwrap();
     let outcome = run_fix(dir.path(), None, true);
     assert!(!outcome.applied.is_empty());
@@ -416,7 +400,7 @@ fn kvlint(args: &[&str]) -> std::process::Output {
 #[test]
 fn cli_check_and_diff_write_nothing_and_exit_1_then_fix_writes_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fix/comments"),
         dir.path(),
     );

@@ -276,7 +276,7 @@ fn suppressions_in_a_base_apply_to_every_overlay() {
     }
     let temp = tempfile::tempdir_in(".").unwrap();
     let root = temp.path();
-    copy_dir(Path::new(FIXTURE), root);
+    common::copy_dir(Path::new(FIXTURE), root);
     let vm = root.join("apps/web/base/vm.yaml");
     let text = std::fs::read_to_string(&vm).unwrap();
     std::fs::write(
@@ -311,19 +311,6 @@ fn suppressions_in_a_base_apply_to_every_overlay() {
         })
         .count();
     assert_eq!(base_drift, 0, "{report:#}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

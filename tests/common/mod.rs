@@ -314,9 +314,12 @@ pub(crate) fn without_kustomize_version(text: &str) -> String {
     out
 }
 
-/// Copies the tree `from` into `to` (directories and regular files).
+/// Copies the tree `from` into `to` (directories and regular files) as a working copy: every
+/// copied file is writable by its owner, since a checkout may be read-only and `fix` leaves
+/// read-only files alone.
 #[allow(dead_code)]
 pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -325,6 +328,9 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
+            let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode | 0o200))
+                .unwrap();
         }
     }
 }
