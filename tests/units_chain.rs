@@ -4,84 +4,13 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
+mod units_support;
 
 use common::kustomize_available;
-
-const VM: &str = "apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: guest
-spec:
-  runStrategy: Always
-  instancetype:
-    name: missing.type
-  template:
-    spec:
-      domain:
-        devices: {}
-";
-
-const KUSTOMIZATION_OF_VM: &str = "apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-  - vm.yaml
-";
-
-const GOTK_SYNC: &str = "apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 1m
-  url: ssh://git@example.invalid/fleet
-  ref:
-    branch: main
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./clusters/prod
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-";
-
-fn check(dir: &Path) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-        .args([
-            "check",
-            ".",
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-            "--catalog",
-            "none",
-            "--no-cache",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    common::json_report(&output)
-}
-
-/// The findings of `code` in `report`.
-fn findings<'a>(report: &'a serde_json::Value, code: &str) -> Vec<&'a serde_json::Value> {
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == code)
-        .collect()
-}
+use units_support::entry_points::{
+    KUSTOMIZATION_OF_VM, VM_WITH_ONE_FINDING, application, check_json, findings, flux_bootstrap,
+    flux_kustomization,
+};
 
 #[test]
 fn a_flux_kustomization_patched_by_its_parent_is_built_with_the_patched_options() {
@@ -99,7 +28,10 @@ resources:
   - gotk-sync.yaml
 ",
         ),
-        ("clusters/prod/flux-system/gotk-sync.yaml", GOTK_SYNC),
+        (
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            &flux_bootstrap(),
+        ),
         (
             "clusters/prod/kustomization.yaml",
             "apiVersion: kustomize.config.k8s.io/v1beta1
@@ -120,24 +52,12 @@ patches:
         ),
         (
             "clusters/prod/apps.yaml",
-            "apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps/vms
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-",
+            &flux_kustomization("apps", "./apps/vms"),
         ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
-    let report = check(repo.path());
+    let report = check_json(repo.path());
     let missing = findings(&report, "KV1006");
     assert_eq!(missing.len(), 1, "{report:#}");
     assert_eq!(missing[0]["file"], "apps/vms/vm.yaml");
@@ -159,21 +79,7 @@ fn an_application_renamed_and_patched_by_an_app_of_apps_is_built_as_rendered() {
     let repo = common::git_repository(&[
         (
             "argocd/root.yaml",
-            "apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: root
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://example.invalid/fleet.git
-    targetRevision: main
-    path: argocd/apps
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: argocd
-",
+            &application("root", "argocd/apps", "argocd"),
         ),
         (
             "argocd/apps/kustomization.yaml",
@@ -194,26 +100,12 @@ patches:
         ),
         (
             "argocd/apps/vms.yaml",
-            "apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: vms
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://example.invalid/fleet.git
-    targetRevision: main
-    path: apps/vms
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: vms-dev
-",
+            &application("vms", "apps/vms", "vms-dev"),
         ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
-    let report = check(repo.path());
+    let report = check_json(repo.path());
     let missing = findings(&report, "KV1006");
     assert_eq!(missing.len(), 1, "{report:#}");
     assert_eq!(missing[0]["file"], "apps/vms/vm.yaml");
@@ -249,27 +141,18 @@ patches:
             CLUSTER: prod
 ",
         ),
-        ("clusters/prod/flux-system/gotk-sync.yaml", GOTK_SYNC),
+        (
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            &flux_bootstrap(),
+        ),
         (
             "clusters/prod/apps.yaml",
-            "apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps/${CLUSTER}
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-",
+            &flux_kustomization("apps", "./apps/${CLUSTER}"),
         ),
         ("apps/prod/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/prod/vm.yaml", VM),
+        ("apps/prod/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
-    let report = check(repo.path());
+    let report = check_json(repo.path());
     // The flux-system Kustomization names the directory that holds it: no error, no cycle.
     for code in ["KV0020", "KV0022"] {
         assert!(findings(&report, code).is_empty(), "{report:#}");
@@ -327,7 +210,7 @@ spec:
         ("a/kustomization.yaml", &to_b),
         ("b/kustomization.yaml", &to_a),
     ]);
-    let report = check(repo.path());
+    let report = check_json(repo.path());
     let cut: Vec<_> = findings(&report, "KV0022")
         .into_iter()
         .filter(|d| {

@@ -4,71 +4,20 @@
 
 mod common;
 
+mod units_support;
+
 use std::path::Path;
-use std::process::Command;
 
 use common::kustomize_available;
 use serde_json::{Value, json};
-
-/// A VM with one finding (an instance type that exists nowhere, KV1006).
-const VM: &str = "apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: guest
-spec:
-  runStrategy: Always
-  instancetype:
-    name: missing.type
-  template:
-    spec:
-      domain:
-        devices: {}
-";
-
-const KUSTOMIZATION_OF_VM: &str = "apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-  - vm.yaml
-";
-
-const FLUX_APPS: &str = "apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps/vms
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-";
+use units_support::entry_points::{
+    KUSTOMIZATION_OF_VM, VM_WITH_ONE_FINDING, application, check_json, findings, flux_kustomization,
+};
 
 /// The `unit` of the one KV1006 finding of a check of `dir`.
 fn unit_of_finding(dir: &Path) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-        .args([
-            "check",
-            ".",
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-            "--catalog",
-            "none",
-            "--no-cache",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let report = common::json_report(&output);
-    let found: Vec<&Value> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "KV1006")
-        .collect();
+    let report = check_json(dir);
+    let found = findings(&report, "KV1006");
     assert_eq!(found.len(), 1, "{report:#}");
     found[0]["unit"].clone()
 }
@@ -80,7 +29,7 @@ fn a_bare_kustomize_root_has_no_via() {
     }
     let repo = common::git_repository(&[
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),
@@ -96,25 +45,13 @@ fn an_argo_cd_application_is_the_via_of_its_unit() {
     let repo = common::git_repository(&[
         (
             "argocd/vms.yaml",
-            "# the VMs of production
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: vms
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://example.invalid/fleet.git
-    targetRevision: main
-    path: apps/vms
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: vms-prod
-",
+            &format!(
+                "# the VMs of production\n{}",
+                application("vms", "apps/vms", "vms-prod")
+            ),
         ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),
@@ -165,7 +102,7 @@ spec:
 ",
         ),
         ("apps/prod/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/prod/vm.yaml", VM),
+        ("apps/prod/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),
@@ -189,9 +126,12 @@ fn a_flux_kustomization_is_the_via_of_its_unit() {
         return;
     }
     let repo = common::git_repository(&[
-        ("clusters/prod/apps.yaml", FLUX_APPS),
+        (
+            "clusters/prod/apps.yaml",
+            &flux_kustomization("apps", "./apps/vms"),
+        ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),
@@ -234,9 +174,12 @@ patches:
         value: vms-prod
 ",
         ),
-        ("clusters/prod/apps.yaml", FLUX_APPS),
+        (
+            "clusters/prod/apps.yaml",
+            &flux_kustomization("apps", "./apps/vms"),
+        ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),
@@ -264,21 +207,7 @@ fn an_application_rendered_by_an_app_of_apps_names_that_unit() {
     let repo = common::git_repository(&[
         (
             "argocd/root.yaml",
-            "apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: root
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://example.invalid/fleet.git
-    targetRevision: main
-    path: argocd/apps
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: argocd
-",
+            &application("root", "argocd/apps", "argocd"),
         ),
         (
             "argocd/apps/kustomization.yaml",
@@ -291,24 +220,10 @@ resources:
         ),
         (
             "argocd/apps/vms.yaml",
-            "apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: vms
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://example.invalid/fleet.git
-    targetRevision: main
-    path: apps/vms
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: vms-prod
-",
+            &application("vms", "apps/vms", "vms-prod"),
         ),
         ("apps/vms/kustomization.yaml", KUSTOMIZATION_OF_VM),
-        ("apps/vms/vm.yaml", VM),
+        ("apps/vms/vm.yaml", VM_WITH_ONE_FINDING),
     ]);
     assert_eq!(
         unit_of_finding(repo.path()),

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod entry_points;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
