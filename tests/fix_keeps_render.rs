@@ -9,6 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kvlint::yaml::{FieldPath, Segment};
 use serde_json::Value;
 
 fn kvlint(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -40,30 +41,17 @@ fn rendered(dir: &Path) -> Vec<(String, Value)> {
     vms
 }
 
-/// A field path in kvlint's notation (`a.b[key/with.dots].c`, `list[0]`) as its segments.
+/// A finding's field path (`a.b[key/with.dots].c`, `list[0]`) as the segments `differences`
+/// yields.
 fn segments(path: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = path.chars();
-    while let Some(ch) = chars.next() {
-        match ch {
-            '.' => out.push(std::mem::take(&mut current)),
-            '[' => {
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-                out.push(chars.by_ref().take_while(|&c| c != ']').collect());
-                if chars.clone().next() == Some('.') {
-                    chars.next();
-                }
-            }
-            _ => current.push(ch),
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
+    FieldPath::parse(path)
+        .0
+        .into_iter()
+        .map(|segment| match segment {
+            Segment::Key(key) => key,
+            Segment::Index(index) => index.to_string(),
+        })
+        .collect()
 }
 
 /// Every leaf path at which `before` and `after` differ, as segments.
