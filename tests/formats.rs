@@ -72,7 +72,7 @@ fn sarif() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&log).unwrap());
 }
 
-/// The same findings, in the same order, reach every format.
+/// The same findings, in the same order, reach the concise, JSON and SARIF reports.
 #[test]
 fn every_format_carries_the_same_findings() {
     let concise = check("concise");
@@ -101,10 +101,76 @@ fn every_format_carries_the_same_findings() {
         .map(|r| r["ruleId"].as_str().unwrap())
         .collect();
     assert_eq!(sarif_codes, codes);
-    let markdown = check("markdown");
-    let junit = check("junit");
-    for code in &codes {
-        assert!(markdown.contains(code), "markdown lacks {code}");
-        assert!(junit.contains(code), "junit lacks {code}");
+}
+
+/// The JSON report's findings, as (severity, code, file, line, column, message).
+fn json_findings() -> Vec<(String, String, String, u64, u64, String)> {
+    let json: serde_json::Value = serde_json::from_str(&check("json")).unwrap();
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let text = |key: &str| d[key].as_str().unwrap().to_owned();
+            let number = |key: &str| d[key].as_u64().unwrap();
+            (
+                text("severity"),
+                text("code"),
+                text("file"),
+                number("line"),
+                number("column"),
+                text("message"),
+            )
+        })
+        .collect()
+}
+
+/// Each finding reaches JUnit at its position, with its severity, code and whole message.
+#[test]
+fn junit_carries_each_finding_at_its_position() {
+    let junit = check("junit")
+        .replace("&apos;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    for (severity, code, file, line, column, message) in json_findings() {
+        let expected = format!("{file}:{line}:{column}: {severity}[{code}] {message}");
+        assert!(junit.contains(&expected), "junit lacks {expected:?}");
     }
+}
+
+/// Each finding has a Markdown row with its severity, its code and its line; the webhook's
+/// defaults for one VM share the row of the first of them.
+#[test]
+fn markdown_has_a_row_for_each_finding() {
+    let markdown = check("markdown");
+    let rows: Vec<Vec<&str>> = markdown
+        .lines()
+        .filter(|line| {
+            line.starts_with("| ") && !line.starts_with("| Severity") && !line.starts_with("| ---")
+        })
+        .map(|line| line.split(" | ").collect())
+        .collect();
+    let findings = json_findings();
+    for (severity, code, file, line, _, _) in &findings {
+        let row = rows
+            .iter()
+            .find(|cells| cells[1].contains(&format!("[{code}](")))
+            .unwrap_or_else(|| panic!("no row for {code}: {markdown}"));
+        assert_eq!(row[0].trim_start_matches("| "), severity, "{code}");
+        let grouped: Vec<u64> = findings
+            .iter()
+            .filter(|(_, other, other_file, ..)| {
+                other_file == file && row[1].contains(&format!("[{other}]("))
+            })
+            .map(|(_, _, _, other_line, ..)| *other_line)
+            .collect();
+        let first = grouped.iter().min().unwrap();
+        assert_eq!(row[2], format!("{file}:{first}"), "{code}");
+        if !row[1].contains("<br>") {
+            assert_eq!(first, line, "{code}");
+        }
+    }
+    assert_eq!(rows.len(), 9, "{markdown}");
 }
