@@ -229,10 +229,64 @@ fn render_refuses_a_vm_selection_that_names_no_vm() {
     }
 }
 
+/// Each command's help lists the exit codes 0, 1 and 2, and the command returns each of them
+/// on an input that calls for it.
 #[test]
-fn help_documents_exit_codes() {
-    let output = kvlint(&["check", "--help"], None);
-    assert!(String::from_utf8_lossy(&output.stdout).contains("Exit codes"));
+fn commands_return_the_exit_codes_their_help_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    std::fs::create_dir(&clean).unwrap();
+    std::fs::write(
+        clean.join("configmap.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  key: value\n",
+    )
+    .unwrap();
+    let clean = clean.to_str().unwrap();
+    let missing = dir.path().join("missing");
+    let missing = missing.to_str().unwrap();
+    let infers = "testdata/cases/infer-from-volume";
+    let cases: [(&str, [&[&str]; 3]); 3] = [
+        ("check", [&[clean], &["testdata/formats"], &[missing]]),
+        (
+            "render",
+            [
+                &[infers, "--vm", "default/infers"],
+                &["testdata/formats"],
+                &[missing],
+            ],
+        ),
+        (
+            "fix",
+            [
+                &["--check", clean],
+                &["--check", "testdata/formats"],
+                &["--check", missing],
+            ],
+        ),
+    ];
+    for (command, inputs) in cases {
+        let help = kvlint(&[command, "--help"], None);
+        let help = String::from_utf8_lossy(&help.stdout);
+        let documented: Vec<&str> = help
+            .lines()
+            .skip_while(|line| *line != "Exit codes:")
+            .skip(1)
+            .take_while(|line| !line.is_empty())
+            .filter_map(|line| line.split_whitespace().next())
+            .collect();
+        assert_eq!(documented, ["0", "1", "2"], "{command}: {help}");
+        for (code, input) in (0..).zip(inputs) {
+            let mut args = vec![command];
+            args.extend_from_slice(input);
+            let output = kvlint(&args, None);
+            assert_eq!(
+                output.status.code(),
+                Some(code),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
 }
 
 #[test]
