@@ -269,3 +269,7 @@ fn check_preference(
     }
     out
 }
+
+#[cfg(test)]
+#[path = "objects_tests.rs"]
+mod tests;
