@@ -143,3 +143,7 @@ fn spread_rejection(
     requirements::check_spread(instancetype, preference)
         .map(|message| Rejection::Spread(Cause::new("instancetype.spec.cpu.guest", message)))
 }
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod tests;
