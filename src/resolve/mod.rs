@@ -373,3 +373,7 @@ fn revision_spec<'a>(
         origin: Origin::Revision(revision),
     })
 }
+
+#[cfg(test)]
+#[path = "find_tests.rs"]
+mod tests;
