@@ -670,7 +670,7 @@ fn a_preview_without_the_base_commit_warns_and_the_check_decides() {
     assert!(
         outcome
             .log
-            .contains("use actions/checkout with fetch-depth: 0"),
+            .contains("is not in the checkout and could not be fetched"),
         "{}",
         outcome.log
     );
@@ -754,6 +754,91 @@ fn a_pull_request_s_changed_files_get_the_annotations_first() {
     let errors = annotations(&push.log, "error");
     assert_eq!(errors.len(), 10);
     assert!(errors.iter().all(|e| !e.contains("z-new")), "{}", push.log);
+}
+
+/// actions/checkout's default clone holds one commit: the action fetches the pull request's base
+/// and head and deepens the history to their merge base, so the changed files still come first
+/// and the preview has its base.
+#[test]
+fn a_shallow_checkout_fetches_the_pull_request_s_commits() {
+    let setup = setup(false);
+    let origin = setup.workspace.with_file_name("origin");
+    for i in 0..12 {
+        write(&origin, &format!("old/broken-{i:02}.yaml"), BROKEN);
+    }
+    git(&origin, &["init", "-q", "-b", "main"]);
+    let base = commit_all(&origin, "base");
+    git(&origin, &["checkout", "-q", "-b", "change"]);
+    // Three commits on the branch: the merge base is beyond a depth of one.
+    for step in ["one", "two", "three"] {
+        write(&origin, &format!("z-new/{step}.yaml"), BROKEN);
+        commit_all(&origin, step);
+    }
+    let head = git(&origin, &["rev-parse", "HEAD"]);
+    // GitHub serves commits by name; a local repository must be told to.
+    git(
+        &origin,
+        &["config", "uploadpack.allowAnySHA1InWant", "true"],
+    );
+    let url = format!("file://{}", origin.display());
+    git(
+        origin.parent().unwrap(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--branch",
+            "change",
+            &url,
+            "workspace",
+        ],
+    );
+    assert!(
+        std::process::Command::new("git")
+            .args(["cat-file", "-e", &format!("{base}^{{commit}}")])
+            .current_dir(&setup.workspace)
+            .output()
+            .unwrap()
+            .status
+            .code()
+            != Some(0),
+        "the clone is shallow"
+    );
+    let api = Api::start();
+    let outcome = Run::new(&setup.workspace, &setup.releases, &api.url)
+        .input("version", "v0.1.0")
+        .input("fail-on", "none")
+        .input("preview", "true")
+        .input("comment", "false")
+        .pull_request(&base, "platform/vms")
+        .head(&head)
+        .execute();
+    assert!(outcome.succeeded, "{outcome:?}");
+    assert!(
+        !outcome.log.contains("changed files are unknown"),
+        "{}",
+        outcome.log
+    );
+    let errors = annotations(&outcome.log, "error");
+    assert_eq!(errors.len(), 10, "{}", outcome.log);
+    for (error, file) in errors.iter().zip(["one", "three", "two"]) {
+        assert!(
+            error.starts_with(&format!("::error file=z-new/{file}.yaml,")),
+            "the changed files first: {}",
+            outcome.log
+        );
+    }
+    assert!(
+        !outcome.log.contains("is not in the checkout"),
+        "{}",
+        outcome.log
+    );
+    assert!(
+        outcome.summary.contains("kvlint diff"),
+        "{}",
+        outcome.summary
+    );
 }
 
 #[test]
