@@ -309,3 +309,11 @@ fn an_object_without_a_spec_is_refused_by_its_schema() {
     assert_eq!(findings[0].message, "spec: Required value");
     assert_eq!(findings[0].path.as_deref(), Some("spec"));
 }
+
+/// Only the four kinds have these webhooks: another kind of the group is not judged as one.
+#[test]
+fn another_kind_of_the_group_is_not_judged() {
+    let spec = "  cpu:\n    preferredCPUTopology: foo\n  memory:\n    overcommitPercent: 150\n";
+    let text = manifest("VirtualMachineSnapshotOfSomething", "v1beta1", spec);
+    assert!(check_object(&object(&text), V1_9).is_empty());
+}
