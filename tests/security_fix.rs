@@ -223,7 +223,8 @@ fn a_baseline_that_is_a_fifo_or_too_large_is_an_error_without_blocking() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(
-        text(&output.stdout).contains("0 errors, 2 warnings, 4 infos"),
+        text(&output.stdout)
+            .contains("0 errors, 2 warnings, 1 infos (4 webhook defaults in 1 block)"),
         "{output:?}"
     );
 }

@@ -4,6 +4,7 @@
 mod objects;
 mod pipeline;
 mod pool;
+mod pool_admission;
 pub mod vm;
 
 use std::sync::Arc;

@@ -26,6 +26,7 @@ pub(super) fn object_findings(
     out.extend(crate::schema::check_vm_matchers(object));
     out.extend(crate::schema::check_with_locations(object, locations));
     out.extend(crate::admission::objects::check_object(object, version));
+    out.extend(super::pool_admission::findings(object, version));
     out
 }
 

@@ -1,275 +1,196 @@
-//! `--format human` (miette-style reports with source snippets) and `--format concise`.
+//! `--format human` (a compact report: one source snippet per position) and `--format concise`.
+//!
+//! Each problem gets its `file:line:column`, severity, rule code and name and message on one
+//! line; the findings at one position share one snippet (the line, with carets under the
+//! span); help and related places follow, one `= help:` / `= note:` line each.
 //!
 //! Manifest text goes through [`terminal`]: names, messages and paths on one line,
 //! help and source snippets with their line breaks, and the finished report through
 //! [`terminal::guard_lines`].
 
 use std::collections::HashMap;
-use std::fmt::{self, Write as _};
-use std::sync::Arc;
-
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
-};
+use std::fmt::Write as _;
 
 use crate::check::Report;
-use crate::diag::{Finding, Location, Severity};
+use crate::diag::{Finding, Severity};
 use crate::output::group::{self, Defaults, Item};
+use crate::output::human_snippet::{self as snippet, GUTTER_DIGITS, Paint, Source};
 use crate::sanitize::terminal;
 
-/// Byte offset of a 1-based line and character column in `text`, lines ending as YAML ends
-/// them (`\n`, `\r\n` or a lone `\r`).
-fn byte_offset(text: &str, line: u32, column: u32) -> usize {
-    let mut offset = 0;
-    for _ in 1..line {
-        match text[offset..].find(['\n', '\r']) {
-            Some(i) if text[offset + i..].starts_with("\r\n") => offset += i + 2,
-            Some(i) => offset += i + 1,
-            None => return text.len(),
-        }
-    }
-    let rest = &text[offset..];
-    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
-    let within = rest[..line_end]
-        .char_indices()
-        .nth(column.saturating_sub(1) as usize)
-        .map_or(line_end, |(i, _)| i);
-    offset + within
+/// Where `= help:` and `= note:` start: under the snippet's `|`.
+const NOTE_INDENT: usize = GUTTER_DIGITS + 1;
+
+/// The ANSI colours of the report, or none.
+#[derive(Clone, Copy)]
+struct Style {
+    color: bool,
 }
 
-/// A source file as the snippets show it: control characters escaped.
-struct Snippet<'a> {
-    original: &'a str,
-    escaped: terminal::EscapedSource<'a>,
-    shown: Arc<str>,
-}
-
-impl<'a> Snippet<'a> {
-    fn new(original: &'a Arc<str>) -> Self {
-        let escaped = terminal::EscapedSource::new(original);
-        let shown = match &escaped.text {
-            std::borrow::Cow::Borrowed(_) => Arc::clone(original),
-            std::borrow::Cow::Owned(text) => Arc::from(text.as_str()),
-        };
-        Self {
-            original,
-            escaped,
-            shown,
+impl Style {
+    fn severity(self, severity: Severity) -> &'static str {
+        match (self.color, severity) {
+            (false, _) => "",
+            (true, Severity::Error) => "\x1b[1;31m",
+            (true, Severity::Warning) => "\x1b[1;33m",
+            (true, Severity::Info) => "\x1b[1;36m",
         }
     }
 
-    /// The span of `location` in the shown text, as `(offset, length)`.
-    fn span(&self, location: &Location) -> (usize, usize) {
-        let span = location.span;
-        let start = byte_offset(self.original, span.start.line, span.start.column);
-        let end = byte_offset(self.original, span.end.line, span.end.column).max(start);
-        let (start, end) = (self.escaped.offset(start), self.escaped.offset(end));
-        (start, end - start)
+    fn bold(self) -> &'static str {
+        if self.color { "\x1b[1m" } else { "" }
     }
 
-    fn named(&self, file: &str) -> NamedSource<Arc<str>> {
-        NamedSource::new(terminal::line(file), Arc::clone(&self.shown))
-    }
-}
-
-struct HumanDiagnostic {
-    message: String,
-    code: String,
-    severity: miette::Severity,
-    help: Option<String>,
-    source: Option<NamedSource<Arc<str>>>,
-    labels: Vec<LabeledSpan>,
-    related: Vec<HumanDiagnostic>,
-}
-
-impl fmt::Debug for HumanDiagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl fmt::Display for HumanDiagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for HumanDiagnostic {}
-
-impl Diagnostic for HumanDiagnostic {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
+    fn reset(self) -> &'static str {
+        if self.color { "\x1b[0m" } else { "" }
     }
 
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(self.severity)
-    }
-
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.source.as_ref().map(|s| s as &dyn SourceCode)
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        (!self.labels.is_empty())
-            .then(|| Box::new(self.labels.iter().cloned()) as Box<dyn Iterator<Item = LabeledSpan>>)
-    }
-
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        (!self.related.is_empty()).then(|| {
-            Box::new(self.related.iter().map(|d| d as &dyn Diagnostic))
-                as Box<dyn Iterator<Item = &dyn Diagnostic>>
-        })
-    }
-}
-
-fn miette_severity(severity: Severity) -> miette::Severity {
-    match severity {
-        Severity::Error => miette::Severity::Error,
-        Severity::Warning => miette::Severity::Warning,
-        Severity::Info => miette::Severity::Advice,
-    }
-}
-
-fn to_diagnostic(finding: &Finding, sources: &HashMap<&str, Snippet<'_>>) -> HumanDiagnostic {
-    let file = &*finding.location.file;
-    let source = sources.get(file);
-    let label_text = terminal::line(finding.path.as_deref().unwrap_or_default()).into_owned();
-    let mut labels = Vec::new();
-    if let Some(snippet) = source {
-        labels.push(LabeledSpan::new_primary_with_span(
-            (!label_text.is_empty()).then_some(label_text),
-            snippet.span(&finding.location),
-        ));
-    }
-    // A related place in the same file is labelled in the snippet; one elsewhere is named on
-    // one line, `file:line:column`, after the help.
-    let mut elsewhere = Vec::new();
-    for item in &finding.related {
-        let message = terminal::line(&item.message).into_owned();
-        match sources.get(&*item.location.file) {
-            Some(snippet) if item.location.file == finding.location.file && source.is_some() => {
-                labels.push(LabeledSpan::new_with_span(
-                    Some(message),
-                    snippet.span(&item.location),
-                ));
-            }
-            _ => {
-                let start = item.location.span.start;
-                elsewhere.push(format!(
-                    "{message}: {}:{}:{}",
-                    terminal::line(&item.location.file),
-                    start.line,
-                    start.column
-                ));
-            }
+    fn paint(self, severity: Severity) -> Paint {
+        Paint {
+            carets: self.severity(severity),
+            gutter: if self.color { "\x1b[34m" } else { "" },
+            reset: self.reset(),
         }
-    }
-    let message = terminal::line(&finding.message);
-    HumanDiagnostic {
-        message: if source.is_some() {
-            message.into_owned()
-        } else {
-            let start = finding.location.span.start;
-            format!(
-                "{}:{}:{}: {message}",
-                terminal::line(file),
-                start.line,
-                start.column
-            )
-        },
-        code: format!("{}({})", finding.rule.code, finding.rule.name),
-        severity: miette_severity(finding.severity),
-        help: with_lines(help_with_unit(finding), &elsewhere),
-        source: source.map(|snippet| snippet.named(file)),
-        labels,
-        related: Vec::new(),
-    }
-}
-
-/// `help` followed by `lines`, one a line.
-fn with_lines(help: Option<String>, lines: &[String]) -> Option<String> {
-    if lines.is_empty() {
-        return help;
-    }
-    let mut text = help.unwrap_or_default();
-    for line in lines {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(line);
-    }
-    Some(text)
-}
-
-/// The finding's help, then where its object was rendered.
-fn help_with_unit(finding: &Finding) -> Option<String> {
-    let help = finding.help.as_deref().map(terminal::block);
-    match (help, finding.unit_note()) {
-        (Some(help), Some(note)) => Some(format!("{help}\nnote: {}", terminal::line(&note))),
-        (Some(help), None) => Some(help.into_owned()),
-        (None, Some(note)) => Some(format!("note: {}", terminal::line(&note))),
-        (None, None) => None,
     }
 }
 
 /// The sources the findings show, escaped once each.
-fn snippets(report: &Report) -> HashMap<&str, Snippet<'_>> {
+fn sources(report: &Report) -> HashMap<&str, Source<'_>> {
     let shown: std::collections::HashSet<&str> = report
         .findings
         .iter()
         .filter(|f| f.severity != Severity::Info)
-        .flat_map(|f| {
-            std::iter::once(&*f.location.file).chain(f.related.iter().map(|r| &*r.location.file))
-        })
+        .map(|f| &*f.location.file)
         .collect();
     report
         .sources
         .iter()
         .filter(|(name, _)| shown.contains(&**name))
-        .map(|(name, text)| (&**name, Snippet::new(text)))
+        .map(|(name, text)| (&**name, Source::new(text)))
         .collect()
 }
 
-/// Human report: one snippet per finding, then a summary line.
+/// Human report: the findings at one position under one snippet, then a summary line that
+/// counts what the report shows.
 pub fn report(report: &Report, color: bool, width: usize) -> String {
-    let sources = snippets(report);
-    let theme = if color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(width)
-        .with_links(false)
-        .with_show_related_as_nested(true);
+    let sources = sources(report);
+    let style = Style { color };
+    let items = group::items(&report.findings);
     let mut out = String::new();
-    for item in group::items(&report.findings) {
-        let finding = match item {
-            Item::Single(finding) => finding,
+    let mut index = 0;
+    while index < items.len() {
+        let finding = match &items[index] {
             Item::Defaults(defaults) => {
-                out.push_str(&defaults_block(&defaults));
+                out.push_str(&defaults_block(defaults));
+                index += 1;
                 continue;
             }
+            Item::Single(finding) => *finding,
         };
+        index += 1;
         // Informational findings (skipped files and the like) stay on one line each.
         if finding.severity == Severity::Info {
             let _ = writeln!(out, "{}", concise_line(finding));
             continue;
         }
-        let diagnostic = to_diagnostic(finding, &sources);
-        if handler.render_report(&mut out, &diagnostic).is_err() {
-            let _ = writeln!(out, "{}", concise_line(finding));
+        let mut here = vec![finding];
+        while let Some(Item::Single(next)) = items.get(index)
+            && next.severity != Severity::Info
+            && same_position(next, finding)
+        {
+            here.push(next);
+            index += 1;
         }
+        out.push_str(&position_block(&here, &sources, style, width));
+    }
+    out.push_str(&shown_summary_line(report, &items));
+    terminal::guard_lines(out)
+}
+
+fn same_position(a: &Finding, b: &Finding) -> bool {
+    a.location.file == b.location.file && a.location.span.start == b.location.span.start
+}
+
+/// The findings at one position: a line each, their snippet, then each one's help and related
+/// places (tagged with its code when several share the snippet).
+fn position_block(
+    findings: &[&Finding],
+    sources: &HashMap<&str, Source<'_>>,
+    style: Style,
+    width: usize,
+) -> String {
+    let mut out = String::new();
+    for finding in findings {
+        out.push_str(&message_line(finding, style));
         out.push('\n');
     }
-    out.push_str(&summary_line(report));
-    terminal::guard_lines(out)
+    let first = findings[0];
+    if let Some(source) = sources.get(&*first.location.file) {
+        let mut labels: Vec<String> = Vec::new();
+        for finding in findings {
+            if let Some(path) = finding.path.as_deref().filter(|p| !p.is_empty())
+                && !labels.iter().any(|l| l == path)
+            {
+                labels.push(path.to_owned());
+            }
+        }
+        out.push_str(&snippet::render(
+            source,
+            &first.location,
+            &labels.join(", "),
+            width,
+            style.paint(first.severity),
+        ));
+    }
+    for finding in findings {
+        let tag = if findings.len() > 1 {
+            format!("[{}]", finding.rule.code)
+        } else {
+            String::new()
+        };
+        if let Some(help) = &finding.help {
+            out.push_str(&snippet::note(
+                &format!("help{tag}"),
+                &terminal::block(help),
+                NOTE_INDENT,
+            ));
+        }
+        for related in &finding.related {
+            let start = related.location.span.start;
+            let text = format!(
+                "{}: {}:{}:{}",
+                terminal::line(&related.message),
+                snippet::file(&related.location),
+                start.line,
+                start.column
+            );
+            out.push_str(&snippet::note(&format!("note{tag}"), &text, NOTE_INDENT));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// `file:line:column: severity[CODE] name: message (where it was rendered)`.
+fn message_line(finding: &Finding, style: Style) -> String {
+    let start = finding.location.span.start;
+    let mut line = format!(
+        "{}:{}:{}: {}{}[{}]{} {}{}:{} {}",
+        snippet::file(&finding.location),
+        start.line,
+        start.column,
+        style.severity(finding.severity),
+        finding.severity,
+        finding.rule.code,
+        style.reset(),
+        style.bold(),
+        finding.rule.name,
+        style.reset(),
+        terminal::line(&finding.message)
+    );
+    if let Some(note) = finding.unit_note() {
+        let _ = write!(line, " ({})", terminal::line(&note));
+    }
+    line
 }
 
 /// A VM's webhook defaults: one line, then the YAML to commit, indented.
@@ -282,6 +203,7 @@ fn defaults_block(defaults: &Defaults<'_>) -> String {
             let _ = writeln!(out, "    {line}");
         }
     }
+    out.push('\n');
     out
 }
 
@@ -316,16 +238,120 @@ pub fn concise(report: &Report) -> String {
     terminal::guard_lines(out)
 }
 
-/// The closing line of the human and concise reports.
+/// The closing line of the concise report (and of `--statistics`): every finding counted.
 pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
-    let units = match s.units {
-        0 => String::new(),
-        n => format!(" in {n} unit{}{}", if n == 1 { "" } else { "s" }, tool(s)),
+    format!(
+        "{}: {} errors, {} warnings, {} infos\n",
+        scope(s),
+        s.errors,
+        s.warnings,
+        s.infos
+    )
+}
+
+/// The closing line of the human report: the problems it shows, by severity, and the findings
+/// it folds into them (`--format json` lists every one).
+pub fn human_summary_line(report: &Report) -> String {
+    shown_summary_line(report, &group::items(&report.findings))
+}
+
+fn shown_summary_line(report: &Report, items: &[Item<'_>]) -> String {
+    let s = &report.summary;
+    let shown = Shown::of(items, &report.findings);
+    // The summary may count findings the list does not hold: only the list's are replaced by
+    // the items that show them.
+    let count = |total: usize, severity: Severity| {
+        let index = severity_index(severity);
+        total.saturating_sub(shown.listed[index]) + shown.items[index]
+    };
+    let mut folded = Vec::new();
+    if shown.defaults_blocks > 0 {
+        folded.push(format!(
+            "{} webhook defaults in {} block{}",
+            shown.defaults_findings,
+            shown.defaults_blocks,
+            plural(shown.defaults_blocks)
+        ));
+    }
+    let repeats = report.findings.len().saturating_sub(shown.represented);
+    if repeats > 0 {
+        folded.push(format!(
+            "{repeats} repeat{} of a shown finding left out",
+            plural(repeats)
+        ));
+    }
+    let folded = if folded.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", folded.join(", "))
     };
     format!(
-        "{} files, {} objects{units}, {} VMs ({} rendered): {} errors, {} warnings, {} infos\n",
-        s.files, s.objects, s.vms, s.rendered, s.errors, s.warnings, s.infos
+        "{}: {} errors, {} warnings, {} infos{folded}\n",
+        scope(s),
+        count(s.errors, Severity::Error),
+        count(s.warnings, Severity::Warning),
+        count(s.infos, Severity::Info),
+    )
+}
+
+/// What the grouped report shows of the listed findings: items per severity (error, warning,
+/// info), the findings listed per severity, how many of them the items stand for, and the
+/// webhook-default blocks.
+#[derive(Default)]
+struct Shown {
+    items: [usize; 3],
+    listed: [usize; 3],
+    represented: usize,
+    defaults_blocks: usize,
+    defaults_findings: usize,
+}
+
+impl Shown {
+    fn of(items: &[Item<'_>], all: &[Finding]) -> Self {
+        let mut shown = Self::default();
+        for finding in all {
+            shown.listed[severity_index(finding.severity)] += 1;
+        }
+        for item in items {
+            match item {
+                Item::Single(finding) => {
+                    shown.items[severity_index(finding.severity)] += 1;
+                    shown.represented += 1;
+                }
+                Item::Defaults(defaults) => {
+                    shown.items[severity_index(defaults.anchor().severity)] += 1;
+                    shown.represented += defaults.findings.len();
+                    shown.defaults_blocks += 1;
+                    shown.defaults_findings += defaults.findings.len();
+                }
+            }
+        }
+        shown
+    }
+}
+
+fn severity_index(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// `25 files, 28 objects in 5 units (kubectl kustomize v5.5.0), 9 VMs (6 rendered)`.
+fn scope(s: &crate::check::Summary) -> String {
+    let units = match s.units {
+        0 => String::new(),
+        n => format!(" in {n} unit{}{}", plural(n), tool(s)),
+    };
+    format!(
+        "{} files, {} objects{units}, {} VMs ({} rendered)",
+        s.files, s.objects, s.vms, s.rendered
     )
 }
 
@@ -342,18 +368,4 @@ fn tool(summary: &crate::check::Summary) -> String {
                 .unwrap_or_default()
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn byte_offsets_follow_characters() {
-        let text = "ab\nné: x\n";
-        assert_eq!(byte_offset(text, 2, 1), 3);
-        assert_eq!(byte_offset(text, 2, 3), 6);
-        assert_eq!(byte_offset(text, 2, 5), 8);
-        assert_eq!(byte_offset(text, 9, 1), text.len());
-    }
 }

@@ -5,6 +5,7 @@ pub mod github;
 pub mod github_context;
 pub mod group;
 pub mod human;
+mod human_snippet;
 pub mod ignore;
 pub mod json;
 pub mod junit;

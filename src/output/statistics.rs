@@ -29,10 +29,17 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-/// A text report without its closing summary line (`--quiet`).
+/// A text report without its closing summary line (`--quiet`): the concise one or the human
+/// report's.
 pub fn without_summary(text: String, report: &Report) -> String {
-    let summary = super::human::summary_line(report);
-    match text.strip_suffix(summary.as_str()) {
+    let summaries = [
+        super::human::summary_line(report),
+        super::human::human_summary_line(report),
+    ];
+    match summaries
+        .iter()
+        .find_map(|summary| text.strip_suffix(summary.as_str()))
+    {
         Some(findings) => findings.to_owned(),
         None => text,
     }
