@@ -253,7 +253,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
         };
-        let loaded = load_output(job, &output, &wrapper_dir, context, &mut origins);
+        let loaded = load_output(job, &output, &wrapper_dir, context, &mut origins, &|_| true);
         rendering.findings.extend(output.findings);
         let unit = Arc::clone(&job.unit);
         rendering.objects.extend(loaded.objects);
@@ -405,12 +405,14 @@ impl Builder<'_> {
                 let entries = match &output {
                     Ok(output) if chain::may_hold_entries(&output.text) => {
                         let mut scratch_origins = rendered::Origins::new(false);
+                        // Only the documents that may be entry points are read here.
                         let loaded = load_output(
                             job,
                             output,
                             &wrapper_dir,
                             self.context,
                             &mut scratch_origins,
+                            &|document| chain::may_hold_entries(document.text),
                         );
                         chain::entries_of(&loaded.objects, &job.unit.path)
                     }
@@ -484,6 +486,7 @@ fn load_output(
     wrapper_dir: &Path,
     context: &Context<'_>,
     origins: &mut rendered::Origins,
+    select: &dyn Fn(crate::yaml::DocumentText<'_>) -> bool,
 ) -> crate::load::Loaded {
     // A Flux unit builds an edited copy of its own kustomization, which stands for the real
     // file in attribution, as an Argo CD unit's copy does.
@@ -513,6 +516,7 @@ fn load_output(
             variables: &output.variables,
         },
         origins,
+        select,
     )
 }
 

@@ -149,8 +149,14 @@ impl Origins {
     }
 }
 
-/// The objects of one unit's build output.
-pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins) -> Loaded {
+/// The objects of the documents of one unit's build output that `select` picks (by their
+/// text, before they are parsed).
+pub(crate) fn objects(
+    output: &str,
+    build: &UnitBuild<'_>,
+    origins: &mut Origins,
+    select: &dyn Fn(yaml::DocumentText<'_>) -> bool,
+) -> Loaded {
     origins.learn(build.root);
     let wrapper = build.wrapper_dir;
     let unit_path: Arc<str> = Arc::from(build.unit.path.as_str());
@@ -174,7 +180,10 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 })
             });
     let mut loaded = Loaded::default();
-    for doc in yaml::parse_stream(output, Limits::default()) {
+    for entry in yaml::parse_stream_deferring(output, Limits::default(), &|doc| !select(doc)) {
+        let yaml::StreamEntry::Parsed(_, doc) = entry else {
+            continue;
+        };
         let mut node = match doc {
             Ok(doc) => doc.root,
             Err(err) => {
