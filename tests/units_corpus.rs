@@ -88,6 +88,7 @@ fn rendered_units(tree: &str) -> BTreeMap<String, Objects> {
             options: &options,
             default_namespace: "default",
             keep_sources: false,
+            streamed: None,
         },
     );
     assert!(rendering.findings.is_empty(), "{:#?}", rendering.findings);

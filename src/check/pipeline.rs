@@ -37,6 +37,8 @@ use crate::yaml::Value;
 const INDEX_BATCH: usize = 128;
 /// Files with VMs analysed at once by the VM pass.
 const VM_BATCH: usize = 256;
+/// Units whose rendered VMs are read again and analysed at once.
+const UNIT_BATCH: usize = 64;
 
 /// Where the findings go, in their final order, a batch at a time.
 pub trait Sink {
@@ -217,15 +219,18 @@ impl IndexPass {
 
 impl IndexPass {
     /// Takes the units' rendered objects: the others are checked and indexed now (under their
-    /// rendered names and namespaces), the VMs are returned for the VM pass.
+    /// rendered names and namespaces), the VMs are left for the VM pass: those read without a
+    /// build (an Argo CD Directory app's) are returned, before the units' VMs, which stay in
+    /// the units' build outputs.
     fn absorb_rendered(
         &mut self,
         rendering: crate::units::Rendering,
         version: KubeVirtVersion,
         locations: &SchemaLocations,
-    ) -> Vec<Object> {
-        self.summary.objects += rendering.objects.len();
-        self.summary.documents += rendering.objects.len();
+    ) -> (Vec<Object>, crate::units::StreamedUnits) {
+        let rendered = rendering.objects.len() + rendering.streamed.objects();
+        self.summary.objects += rendered;
+        self.summary.documents += rendered;
         self.summary.units += rendering.units;
         self.summary.kustomize = rendering.tool;
         self.sources.extend(rendering.sources);
@@ -252,7 +257,7 @@ impl IndexPass {
             }
         }
         self.pending.add(crate::diag::merge_instances(findings));
-        vms
+        (vms, rendering.streamed)
     }
 }
 
@@ -481,6 +486,7 @@ fn stream_inputs(
             options: &options.units,
             default_namespace: &settings.namespace,
             keep_sources: options.keep_sources,
+            streamed: Some(vm::is_vm),
         },
     );
     let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
@@ -507,7 +513,7 @@ fn stream_inputs(
         index.absorb(pass, version, &locations);
     }
     index.summary.files += claimed_inputs;
-    let rendered_vms = index.absorb_rendered(rendering, version, &locations);
+    let (mut read_vms, streamed_vms) = index.absorb_rendered(rendering, version, &locations);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     warnings.extend(crate::cluster::hyperconverged::machine_type_note(
@@ -556,30 +562,45 @@ fn stream_inputs(
     let mut pending = index.pending;
     let mut duplicates = index.duplicates;
     // Rendered VMs point into files of their own; their findings wait in `pending` for their
-    // files' turn like the index pass's.
-    let analysed: Vec<(Object, FileVms)> = rendered_vms
-        .into_par_iter()
-        .map(|object| {
-            let result = pass.analyse_objects(std::slice::from_ref(&object));
-            (object, result)
-        })
-        .collect();
+    // files' turn like the index pass's. Those of built units are read again from the units'
+    // outputs a batch of units at a time; all are seen by the duplicate check in the order
+    // the units stage gave them.
+    let unit_batch = options.batch_files.unwrap_or(UNIT_BATCH).max(1);
+    let unit_batches = (0..streamed_vms.units())
+        .step_by(unit_batch)
+        .map(|first| first..streamed_vms.units().min(first + unit_batch));
+    let analyse = |object: Object| {
+        let result = pass.analyse_objects(std::slice::from_ref(&object));
+        (object, result)
+    };
     let mut rendered_findings = Vec::new();
-    for (object, result) in analysed {
-        let mut findings = result.findings;
-        findings.extend(
-            result
-                .identities
-                .into_iter()
-                .filter_map(|identity| duplicates.see(identity)),
-        );
-        rendered_findings.extend(in_unit(&object, findings));
-        summary.vms += result.vms;
-        summary.rendered += result.renders;
-        for rendered in result.rendered {
-            sink.rendered(rendered);
+    let read_batch = std::iter::once(None);
+    for batch in read_batch.chain(unit_batches.map(Some)) {
+        let analysed: Vec<(Object, FileVms)> = match batch {
+            None => read_vms.par_drain(..).map(&analyse).collect(),
+            Some(units) => units
+                .into_par_iter()
+                .flat_map_iter(|unit| streamed_vms.read(unit))
+                .map(&analyse)
+                .collect(),
+        };
+        for (object, result) in analysed {
+            let mut findings = result.findings;
+            findings.extend(
+                result
+                    .identities
+                    .into_iter()
+                    .filter_map(|identity| duplicates.see(identity)),
+            );
+            rendered_findings.extend(in_unit(&object, findings));
+            summary.vms += result.vms;
+            summary.rendered += result.renders;
+            for rendered in result.rendered {
+                sink.rendered(rendered);
+            }
         }
     }
+    drop(streamed_vms);
     pending.add(crate::diag::merge_instances(rendered_findings));
     let mut vms = index.vms;
     let mut deferred = index.deferred;

@@ -83,6 +83,69 @@ pub struct Rendering {
     pub tool: Option<ToolSummary>,
     /// Why kustomizations were checked as written, for standard error.
     pub warning: Option<String>,
+    /// The objects `Context::streamed` picks, left in their units' build outputs.
+    pub streamed: StreamedUnits,
+}
+
+/// The objects of built units that are not kept with the others (`Context::streamed`) but
+/// read again from the units' build outputs, a unit at a time, when the check comes to them:
+/// a repository's VMs rendered at once would hold most of a run's memory.
+#[derive(Default)]
+pub struct StreamedUnits {
+    units: Vec<StreamedUnit>,
+    objects: usize,
+    displays: Arc<rendered::Displays>,
+    default_namespace: String,
+    streamed: Option<fn(&Object) -> bool>,
+}
+
+/// A built unit with streamed objects: what reading its output again needs.
+struct StreamedUnit {
+    job: Job,
+    wrapper_dir: PathBuf,
+    output: flux::jobs::PostBuilt,
+    /// The documents of the output that hold streamed objects, in order.
+    documents: Vec<usize>,
+}
+
+impl StreamedUnits {
+    /// How many units have streamed objects.
+    pub fn units(&self) -> usize {
+        self.units.len()
+    }
+
+    /// How many streamed objects the units' outputs hold.
+    pub fn objects(&self) -> usize {
+        self.objects
+    }
+
+    /// The streamed objects of the `n`th unit, read again from its output: the same objects,
+    /// in the same order, as the first reading found (the rest of that reading, findings and
+    /// suppression comments, was reported then).
+    pub fn read(&self, n: usize) -> Vec<Object> {
+        let (Some(unit), Some(streamed)) = (self.units.get(n), self.streamed) else {
+            return Vec::new();
+        };
+        let mut origins = rendered::Origins::known(Arc::clone(&self.displays));
+        let read = load_output(
+            &unit.job,
+            &unit.output,
+            &unit.wrapper_dir,
+            &self.default_namespace,
+            &mut origins,
+            &|document| unit.documents.binary_search(&document.index).is_ok(),
+        );
+        read.loaded.objects.into_iter().filter(streamed).collect()
+    }
+}
+
+impl std::fmt::Debug for StreamedUnits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamedUnits")
+            .field("units", &self.units.len())
+            .field("objects", &self.objects)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Settings of the stage that come from the check's options.
@@ -90,6 +153,8 @@ pub struct Context<'a> {
     pub options: &'a UnitOptions,
     pub default_namespace: &'a str,
     pub keep_sources: bool,
+    /// Objects not kept in `Rendering::objects` but left for `Rendering::streamed`.
+    pub streamed: Option<fn(&Object) -> bool>,
 }
 
 /// Finds the Kustomize roots among `inputs`, builds them in parallel, and returns their
@@ -224,9 +289,26 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         };
     }
     let jobs = plan.jobs;
+    let keys = job_keys(&jobs);
     let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
     let mut origins = rendered::Origins::new(context.keep_sources);
-    for (job, key) in jobs.iter().zip(job_keys(&jobs)) {
+    origins.expect(
+        jobs.iter()
+            .zip(&keys)
+            .filter(|(_, key)| {
+                builder
+                    .builds
+                    .get(*key)
+                    .is_some_and(|built| built.output.is_ok())
+            })
+            .map(|(job, _)| &job.root),
+    );
+    rendering.streamed = StreamedUnits {
+        default_namespace: context.default_namespace.to_owned(),
+        streamed: context.streamed,
+        ..StreamedUnits::default()
+    };
+    for (job, key) in jobs.into_iter().zip(keys) {
         let root = &job.root;
         let Some(Built {
             wrapper_dir,
@@ -236,7 +318,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         else {
             continue;
         };
-        let output = match output {
+        let mut output = match output {
             Ok(output) => output,
             Err(NotBuilt::Skipped(finding)) => {
                 rendering.findings.push(*finding);
@@ -253,21 +335,40 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
         };
-        let loaded = load_output(job, &output, &wrapper_dir, context, &mut origins);
-        rendering.findings.extend(output.findings);
+        let read = load_output(
+            &job,
+            &output,
+            &wrapper_dir,
+            context.default_namespace,
+            &mut origins,
+            &|_| true,
+        );
+        origins.done(root);
+        rendering.findings.append(&mut output.findings);
         let unit = Arc::clone(&job.unit);
-        rendering.objects.extend(loaded.objects);
-        rendering.findings.extend(loaded.findings);
+        let (objects, streamed) = split_streamed(read.loaded.objects, read.documents, context);
+        rendering.objects.extend(objects);
+        rendering.findings.extend(read.loaded.findings);
         // Helm releases of raw-manifest charts among the rendered objects.
-        rendering.units += loaded.units;
+        rendering.units += read.loaded.units;
         rendering.claimed.extend(root.closure.iter().cloned());
         rendering.unit_files.insert(unit.path.clone(), job.files());
         rendering.units += 1;
+        if let Some((count, documents)) = streamed {
+            rendering.streamed.objects += count;
+            rendering.streamed.units.push(StreamedUnit {
+                job,
+                wrapper_dir,
+                output,
+                documents,
+            });
+        }
     }
     rendering
         .findings
         .extend(never_applied(&files, &roots, &plan.entry_points));
     let parts = origins.into_parts();
+    rendering.streamed.displays = parts.displays;
     rendering.sources.extend(parts.sources);
     rendering.suppressions.extend(parts.suppressions);
     rendering.findings.extend(parts.findings);
@@ -405,14 +506,16 @@ impl Builder<'_> {
                 let entries = match &output {
                     Ok(output) if chain::may_hold_entries(&output.text) => {
                         let mut scratch_origins = rendered::Origins::new(false);
-                        let loaded = load_output(
+                        // Only the documents that may be entry points are read here.
+                        let read = load_output(
                             job,
                             output,
                             &wrapper_dir,
-                            self.context,
+                            self.context.default_namespace,
                             &mut scratch_origins,
+                            &|document| chain::may_hold_entries(document.text),
                         );
-                        chain::entries_of(&loaded.objects, &job.unit.path)
+                        chain::entries_of(&read.loaded.objects, &job.unit.path)
                     }
                     _ => Vec::new(),
                 };
@@ -482,9 +585,10 @@ fn load_output(
     job: &Job,
     output: &flux::jobs::PostBuilt,
     wrapper_dir: &Path,
-    context: &Context<'_>,
+    default_namespace: &str,
     origins: &mut rendered::Origins,
-) -> crate::load::Loaded {
+    select: &dyn Fn(crate::yaml::DocumentText<'_>) -> bool,
+) -> rendered::UnitObjects {
     // A Flux unit builds an edited copy of its own kustomization, which stands for the real
     // file in attribution, as an Argo CD unit's copy does.
     let edited = job
@@ -498,12 +602,9 @@ fn load_output(
             unit: &job.unit,
             root: &job.root,
             wrapper_dir,
-            default_namespace: job
-                .argocd
-                .as_ref()
-                .map_or(context.default_namespace, |argo| {
-                    argo.target.namespace(context.default_namespace)
-                }),
+            default_namespace: job.argocd.as_ref().map_or(default_namespace, |argo| {
+                argo.target.namespace(default_namespace)
+            }),
             shadow: job
                 .argocd
                 .as_ref()
@@ -513,7 +614,33 @@ fn load_output(
             variables: &output.variables,
         },
         origins,
+        select,
     )
+}
+
+/// The objects of a unit kept now, and, when it has streamed objects (`Context::streamed`),
+/// how many and the documents of its output that hold them.
+fn split_streamed(
+    objects: Vec<Object>,
+    documents: Vec<usize>,
+    context: &Context<'_>,
+) -> (Vec<Object>, Option<(usize, Vec<usize>)>) {
+    let Some(streamed) = context.streamed else {
+        return (objects, None);
+    };
+    let mut kept = Vec::with_capacity(objects.len());
+    let mut count = 0;
+    let mut holding = BTreeSet::new();
+    for (object, document) in objects.into_iter().zip(documents) {
+        if streamed(&object) {
+            count += 1;
+            holding.insert(document);
+        } else {
+            kept.push(object);
+        }
+    }
+    let streamed = (count > 0).then(|| (count, holding.into_iter().collect()));
+    (kept, streamed)
 }
 
 /// The directory builds may not read outside of, resolved: the git work tree of the checked
@@ -908,6 +1035,95 @@ mod tests {
         Tool::find(program.to_str(), Duration::from_secs(30), None)
             .unwrap()
             .unwrap()
+    }
+
+    /// A build command that prints `output` whatever it builds.
+    fn printing_tool(dir: &Path, output: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let printed = dir.join("printed.yaml");
+        std::fs::write(&printed, output).unwrap();
+        let program = dir.join("printing-kustomize");
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = version ]; then echo v5.4.2; exit 0; fi\ncat '{}'\n",
+                printed.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        program
+    }
+
+    fn is_vm(object: &Object) -> bool {
+        object.kind == "VirtualMachine"
+    }
+
+    #[test]
+    fn streamed_objects_are_read_again_as_they_were_first_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let unit = top.join("unit");
+        std::fs::create_dir(&unit).unwrap();
+        let kustomization = unit.join("kustomization.yaml");
+        std::fs::write(&kustomization, "resources: [all.yaml]\n").unwrap();
+        std::fs::write(unit.join("all.yaml"), "kind: ConfigMap\n").unwrap();
+        let output = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n\
+            apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: one}\n---\n\
+            apiVersion: v1\nkind: Service\nmetadata: {name: between}\n---\n\
+            apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: two}\n";
+        let program = printing_tool(&top, output);
+        let inputs: Vec<Input> = [&kustomization, &unit.join("all.yaml")]
+            .into_iter()
+            .map(|path| Input::File {
+                path: path.clone(),
+                display: Arc::from(path.to_string_lossy().as_ref()),
+            })
+            .collect();
+        let options = UnitOptions {
+            command: Some(program.to_string_lossy().into_owned()),
+            no_cache: true,
+            ..UnitOptions::default()
+        };
+        let render_with = |streamed: Option<fn(&Object) -> bool>| {
+            render(
+                &inputs,
+                &Context {
+                    options: &options,
+                    default_namespace: "default",
+                    keep_sources: false,
+                    streamed,
+                },
+            )
+        };
+        let shown = |objects: &[Object]| -> Vec<(String, String, Arc<str>, crate::yaml::Node)> {
+            objects
+                .iter()
+                .map(|o| {
+                    (
+                        o.kind.clone(),
+                        o.name.clone(),
+                        Arc::clone(&o.file),
+                        o.node.clone(),
+                    )
+                })
+                .collect()
+        };
+
+        let whole = render_with(None);
+        assert_eq!(whole.objects.len(), 4, "{:?}", whole.findings);
+        assert_eq!(whole.streamed.units(), 0);
+
+        let streaming = render_with(Some(is_vm));
+        let kept: Vec<&str> = streaming.objects.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(kept, ["first", "between"]);
+        assert_eq!(
+            (streaming.streamed.units(), streaming.streamed.objects()),
+            (1, 2)
+        );
+        let vms: Vec<Object> = whole.objects.into_iter().filter(is_vm).collect();
+        assert_eq!(shown(&streaming.streamed.read(0)), shown(&vms));
+        assert!(streaming.streamed.read(1).is_empty());
     }
 
     #[test]

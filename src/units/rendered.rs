@@ -49,7 +49,12 @@ pub(crate) struct OriginParts {
     pub sources: Vec<(Arc<str>, Arc<str>)>,
     pub suppressions: Vec<Suppression>,
     pub findings: Vec<Finding>,
+    /// The report names learnt, to read units' outputs again later with the same names.
+    pub displays: Arc<Displays>,
 }
+
+/// Resolved path → the name the report uses, for every file of a built unit's closure.
+pub(crate) type Displays = HashMap<PathBuf, Arc<str>>;
 
 #[derive(Debug)]
 struct OriginFile {
@@ -61,12 +66,20 @@ struct OriginFile {
 /// The files rendered objects come from, each read and parsed once for every unit.
 pub(crate) struct Origins {
     keep_sources: bool,
-    /// Resolved path → the name the report uses, for every file of a built unit's closure.
-    displays: HashMap<PathBuf, Arc<str>>,
+    displays: Arc<Displays>,
+    /// Whether the closures of the units read are learnt into `displays` (false when they
+    /// are known already).
+    learning: bool,
     /// The closure files already resolved into `displays`.
     learnt: std::collections::HashSet<PathBuf>,
     resolver: super::resolve::Resolver,
     files: HashMap<PathBuf, Option<Arc<OriginFile>>>,
+    /// The files whose suppression comments were read (once, even when a file is read again
+    /// after it was let go).
+    scanned: std::collections::HashSet<PathBuf>,
+    /// How many units still to be read hold each file in their closure, when known: a file
+    /// is let go after the last of them.
+    users: HashMap<PathBuf, usize>,
     sources: Vec<(Arc<str>, Arc<str>)>,
     suppressions: Vec<Suppression>,
     findings: Vec<Finding>,
@@ -76,26 +89,70 @@ impl Origins {
     pub(crate) fn new(keep_sources: bool) -> Self {
         Self {
             keep_sources,
-            displays: HashMap::new(),
+            displays: Arc::default(),
+            learning: true,
             learnt: std::collections::HashSet::new(),
             resolver: super::resolve::Resolver::default(),
             files: HashMap::new(),
+            scanned: std::collections::HashSet::new(),
+            users: HashMap::new(),
             sources: Vec::new(),
             suppressions: Vec::new(),
             findings: Vec::new(),
         }
     }
 
+    /// Origins for reading again units already read once, with the names learnt then (what
+    /// the reading leaves for the report was taken the first time).
+    pub(crate) fn known(displays: Arc<Displays>) -> Self {
+        Self {
+            displays,
+            learning: false,
+            ..Self::new(false)
+        }
+    }
+
+    /// Counts the units to be read that hold each file, so that a file's parse is let go
+    /// after the last of them ([`Origins::done`]) instead of living for the whole stage.
+    pub(crate) fn expect<'a>(&mut self, roots: impl IntoIterator<Item = &'a Root>) {
+        for root in roots {
+            for file in &root.closure {
+                if let Some(real) = self.resolver.file(file) {
+                    *self.users.entry(real).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// Lets go of the files only units already read hold.
+    pub(crate) fn done(&mut self, root: &Root) {
+        for file in &root.closure {
+            let Some(real) = self.resolver.file(file) else {
+                continue;
+            };
+            if let Some(users) = self.users.get_mut(&real) {
+                *users = users.saturating_sub(1);
+                if *users == 0 {
+                    self.users.remove(&real);
+                    self.files.remove(&real);
+                }
+            }
+        }
+    }
+
     /// Learns the report names of a unit's files (only those can be origins: a build reads
     /// nothing else).
     fn learn(&mut self, root: &Root) {
+        if !self.learning {
+            return;
+        }
         for file in &root.closure {
             // Bases shared by many units are learnt once.
             if !self.learnt.insert(file.clone()) {
                 continue;
             }
             if let Some(real) = self.resolver.file(file) {
-                self.displays
+                Arc::make_mut(&mut self.displays)
                     .entry(real)
                     .or_insert_with(|| crate::source::display_path(file));
             }
@@ -114,7 +171,8 @@ impl Origins {
         let parsed = crate::source::read_file_text(real).ok().map(|text| {
             let docs = yaml::parse_stream(&text, Limits::default());
             let documents: Vec<Node> = docs.into_iter().flatten().map(|doc| doc.root).collect();
-            if text.contains("kvlint:") {
+            let first_reading = self.scanned.insert(real.to_path_buf());
+            if first_reading && text.contains("kvlint:") {
                 let ranges: Vec<(u32, u32)> = documents
                     .iter()
                     .map(|node| (node.span.start.line, node.span.end.line))
@@ -125,7 +183,7 @@ impl Origins {
                 self.findings.extend(problems);
             }
             let text: Arc<str> = Arc::from(text);
-            if self.keep_sources {
+            if first_reading && self.keep_sources {
                 self.sources.push((Arc::clone(&display), Arc::clone(&text)));
             }
             Arc::new(OriginFile {
@@ -145,12 +203,28 @@ impl Origins {
             sources: self.sources,
             suppressions: self.suppressions,
             findings: self.findings,
+            displays: self.displays,
         }
     }
 }
 
-/// The objects of one unit's build output.
-pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins) -> Loaded {
+/// What one unit's build output gives.
+#[derive(Debug, Default)]
+pub(crate) struct UnitObjects {
+    pub loaded: Loaded,
+    /// For each object of `loaded`, the position of the document of the output it came from
+    /// (as [`yaml::DocumentText::index`] numbers them).
+    pub documents: Vec<usize>,
+}
+
+/// The objects of the documents of one unit's build output that `select` picks (by their
+/// text, before they are parsed).
+pub(crate) fn objects(
+    output: &str,
+    build: &UnitBuild<'_>,
+    origins: &mut Origins,
+    select: &dyn Fn(yaml::DocumentText<'_>) -> bool,
+) -> UnitObjects {
     origins.learn(build.root);
     let wrapper = build.wrapper_dir;
     let unit_path: Arc<str> = Arc::from(build.unit.path.as_str());
@@ -174,7 +248,11 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
                 })
             });
     let mut loaded = Loaded::default();
-    for doc in yaml::parse_stream(output, Limits::default()) {
+    let mut documents = Vec::new();
+    for entry in yaml::parse_stream_deferring(output, Limits::default(), &|doc| !select(doc)) {
+        let yaml::StreamEntry::Parsed(document, doc) = entry else {
+            continue;
+        };
         let mut node = match doc {
             Ok(doc) => doc.root,
             Err(err) => {
@@ -289,8 +367,9 @@ pub(crate) fn objects(output: &str, build: &UnitBuild<'_>, origins: &mut Origins
         if let Some((file, true)) = &source {
             helm_values(&mut loaded, first, file, build.default_namespace, origins);
         }
+        documents.resize(loaded.objects.len(), document);
     }
-    loaded
+    UnitObjects { loaded, documents }
 }
 
 /// Adds the manifests that the releases among `loaded.objects[first..]` (rendered from
@@ -678,6 +757,34 @@ mod tests {
             .remove(0)
             .unwrap()
             .root
+    }
+
+    #[test]
+    fn an_origin_file_is_let_go_after_the_last_unit_that_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let unit = top.join("unit");
+        std::fs::create_dir(&unit).unwrap();
+        std::fs::write(unit.join("kustomization.yaml"), "resources: [cm.yaml]\n").unwrap();
+        let cm = unit.join("cm.yaml");
+        std::fs::write(&cm, "kind: ConfigMap # kvlint: ignore[KV0001]\n").unwrap();
+        let root = super::super::discover::Tree::new(Some(top.clone()))
+            .root(&unit)
+            .unwrap();
+        let mut origins = Origins::new(true);
+        origins.expect([&root, &root]);
+        origins.learn(&root);
+        assert!(origins.file(&cm).is_some());
+        origins.done(&root);
+        assert!(origins.files.contains_key(&cm), "a second unit holds it");
+        origins.done(&root);
+        assert!(!origins.files.contains_key(&cm), "no unit left holds it");
+        // Read again (an output naming it outside its closure): its comments and text are
+        // not taken twice.
+        assert!(origins.file(&cm).is_some());
+        let parts = origins.into_parts();
+        assert_eq!(parts.suppressions.len() + parts.findings.len(), 1);
+        assert_eq!(parts.sources.len(), 1);
     }
 
     #[test]

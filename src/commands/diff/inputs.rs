@@ -255,6 +255,7 @@ pub(super) fn inputs_of(
             options: &options.units,
             default_namespace: &namespace,
             keep_sources: false,
+            streamed: None,
         },
     );
     let unclaimed: Vec<crate::source::Input> = files
