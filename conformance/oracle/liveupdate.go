@@ -38,6 +38,7 @@ import (
 
 	virtcontroller "kubevirt.io/kubevirt/pkg/controller"
 	instancetypecontroller "kubevirt.io/kubevirt/pkg/instancetype/controller/vm"
+	netcontrollers "kubevirt.io/kubevirt/pkg/network/controllers"
 	"kubevirt.io/kubevirt/pkg/testutils"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/mutating-webhook/mutators"
@@ -139,6 +140,8 @@ type liveWorld struct {
 	kvStore  cache.Store
 	recorder *record.FakeRecorder
 	events   []string
+	// claims: the PersistentVolumeClaims of both sides, for the controller's PVC informer.
+	claims []*k8sv1.PersistentVolumeClaim
 }
 
 func newLiveWorld(base side) (*liveWorld, error) {
@@ -159,6 +162,11 @@ func newLiveWorld(base side) (*liveWorld, error) {
 		return virt.KubevirtV1().VirtualMachines(namespace)
 	}).AnyTimes()
 	w := &liveWorld{cluster: c, virt: virt, recorder: record.NewFakeRecorder(1000)}
+	for _, object := range base.objects {
+		if claim, ok := object.(*k8sv1.PersistentVolumeClaim); ok {
+			w.claims = append(w.claims, claim)
+		}
+	}
 	config, kvStore := liveClusterConfig(base.kv)
 	c.config = config
 	w.kvStore = kvStore
@@ -208,9 +216,13 @@ func (w *liveWorld) newVMController() (*vmController, error) {
 	instancetypes := instancetypecontroller.New(nil, nil, nil, nil, crInformer.GetStore(), w.client, w.config, w.recorder)
 	ctrl, err := vmwatch.NewController(vmiInformer, vmInformer, w.dataVolumeInformer, w.dataSourceStore,
 		kvInformer, w.namespaceInformer, pvcInformer, crInformer, w.recorder, w.client, w.config,
-		nil, nil, instancetypes, []string{}, []string{})
+		netcontrollers.NewVMController(w.virt), vmwatch.NewFirmwareController(w.virt),
+		instancetypes, []string{}, []string{})
 	if err != nil {
 		return nil, err
+	}
+	for _, claim := range w.claims {
+		_ = pvcInformer.GetStore().Add(claim)
 	}
 	return &vmController{ctrl: ctrl, vmStore: vmInformer.GetStore(), vmiStore: vmiInformer.GetStore(),
 		crStore: crInformer.GetStore(), pvcStr: pvcInformer.GetStore()}, nil
@@ -328,6 +340,8 @@ type pairResult struct {
 	Instancetype    *revisionRefs          `json:"instancetype_revision,omitempty"`
 	Preference      *revisionRefs          `json:"preference_revision,omitempty"`
 	VMRevision      string                 `json:"vm_revision,omitempty"`
+	Conditions      []string               `json:"vm_conditions"`
+	VMIConditions   []string               `json:"vmi_conditions"`
 	Warnings        []string               `json:"warnings"`
 }
 
@@ -357,7 +371,7 @@ func runPair(dir string) (*pairResult, error) {
 		namespace = defaultNamespace
 	}
 	key := namespace + "/" + base.vm.name
-	result := &pairResult{LiveUpdated: []string{}, Warnings: []string{}}
+	result := &pairResult{LiveUpdated: []string{}, Warnings: []string{}, Conditions: []string{}, VMIConditions: []string{}}
 
 	// Create: the webhooks, then the stored VM.
 	request := requestOf(base.vm, namespace)
@@ -448,13 +462,19 @@ func runPair(dir string) (*pairResult, error) {
 		return nil, err
 	}
 	final := w.vm(namespace, base.vm.name)
+	result.Conditions = []string{}
 	for _, condition := range final.Status.Conditions {
+		result.Conditions = append(result.Conditions, fmt.Sprintf("%s=%s %s: %s", condition.Type, condition.Status, condition.Reason, condition.Message))
 		if condition.Type == virtv1.VirtualMachineRestartRequired && condition.Status == k8sv1.ConditionTrue {
 			message := condition.Message
 			result.RestartRequired = &message
 		}
 	}
+	result.VMIConditions = []string{}
 	if after := w.vmi(namespace, base.vm.name); after != nil {
+		for _, condition := range after.Status.Conditions {
+			result.VMIConditions = append(result.VMIConditions, fmt.Sprintf("%s=%s %s: %s", condition.Type, condition.Status, condition.Reason, condition.Message))
+		}
 		result.VMIAfter = liveFields(after)
 		for field, value := range result.VMIAfter {
 			if !equality.Semantic.DeepEqual(value, result.VMIBefore[field]) {
@@ -540,6 +560,14 @@ func (w *liveWorld) upsert(object runtime.Object) error {
 	create, update := metav1.CreateOptions{}, metav1.UpdateOptions{}
 	var err error
 	switch o := object.(type) {
+	case *k8sv1.PersistentVolumeClaim:
+		client := w.client.CoreV1().PersistentVolumeClaims(o.Namespace)
+		if _, err = client.Create(ctx, o, create); apierrors.IsAlreadyExists(err) {
+			_, err = client.Update(ctx, o, update)
+		}
+		if err == nil {
+			w.claims = append(w.claims, o)
+		}
 	case *appsv1.ControllerRevision:
 		client := w.client.AppsV1().ControllerRevisions(o.Namespace)
 		if _, err = client.Create(ctx, o, create); apierrors.IsAlreadyExists(err) {
@@ -686,12 +714,26 @@ func liveFields(vmi *virtv1.VirtualMachineInstance) map[string]interface{} {
 	fields["nodeSelector"] = generic(vmi.Spec.NodeSelector)
 	fields["affinity"] = generic(vmi.Spec.Affinity)
 	fields["tolerations"] = generic(vmi.Spec.Tolerations)
+	// Volumes by name, with the claim or DataVolume they use (a volume migration changes it).
 	var volumes []string
 	for _, volume := range vmi.Spec.Volumes {
-		volumes = append(volumes, volume.Name)
+		source := ""
+		switch {
+		case volume.PersistentVolumeClaim != nil:
+			source = "=" + volume.PersistentVolumeClaim.ClaimName
+		case volume.DataVolume != nil:
+			source = "=" + volume.DataVolume.Name
+		}
+		volumes = append(volumes, volume.Name+source)
 	}
 	sort.Strings(volumes)
 	fields["volumes"] = generic(volumes)
+	var interfaces []string
+	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		interfaces = append(interfaces, iface.Name)
+	}
+	sort.Strings(interfaces)
+	fields["interfaces"] = generic(interfaces)
 	return fields
 }
 
