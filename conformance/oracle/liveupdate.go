@@ -730,7 +730,11 @@ func liveFields(vmi *virtv1.VirtualMachineInstance) map[string]interface{} {
 	fields["volumes"] = generic(volumes)
 	var interfaces []string
 	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
-		interfaces = append(interfaces, iface.Name)
+		name := iface.Name
+		if iface.State != "" {
+			name += " (" + string(iface.State) + ")"
+		}
+		interfaces = append(interfaces, name)
 	}
 	sort.Strings(interfaces)
 	fields["interfaces"] = generic(interfaces)

@@ -195,6 +195,7 @@ domain(max_guest)["memory"]["maxGuest"] = "16Gi"
 pair("vm-maxguest-2gi-to-12gi", max_guest, changed(max_guest, set_memory(guest="12Gi")))
 pair("vm-maxguest-2gi-to-20gi", max_guest, changed(max_guest, set_memory(guest="20Gi")))
 pair("vm-maxguest-raised", max_guest, changed(max_guest, set_memory(maxGuest="32Gi", guest="4Gi")))
+pair("sockets-and-memory-beyond", base, changed(base, both(set_cpu(sockets=8), set_memory(guest="32Gi"))))
 pair("sockets-and-memory-within", base, changed(base, both(set_cpu(sockets=2), set_memory(guest="4Gi"))))
 pair("sockets-within-memory-beyond", base, changed(base, both(set_cpu(sockets=2), set_memory(guest="16Gi"))))
 pair("sockets-beyond-memory-within", base, changed(base, both(set_cpu(sockets=6), set_memory(guest="4Gi"))))
@@ -266,6 +267,12 @@ def add_volume(hotpluggable, disk=True, bus="scsi", cdrom=False):
     return edit
 
 
+pair(
+    "hotplug-volume-and-sockets-beyond",
+    base,
+    changed(base, both(add_volume(True), set_cpu(sockets=8))),
+    claims,
+)
 pair("hotplug-volume-added", base, changed(base, add_volume(True)), claims)
 pair("plain-volume-added", base, changed(base, add_volume(False, bus="virtio")), claims)
 with_hotplug = changed(base, add_volume(True))
@@ -349,6 +356,28 @@ pair(
     ),
     networked,
 )
+add_blue = both(
+    lambda d: domain(d)["devices"]["interfaces"].append({"name": "blue", "bridge": {}}),
+    lambda d: template(d)["networks"].append({"name": "blue", "multus": {"networkName": "blue-net"}}),
+)
+with_blue = changed(networked, add_blue)
+pair(
+    "interface-hot-unplug",
+    with_blue,
+    changed(with_blue, lambda d: domain(d)["devices"]["interfaces"][1].update(state="absent")),
+)
+pair(
+    "interface-added-and-machine-type",
+    networked,
+    changed(networked, both(add_blue, lambda d: domain(d).update(machine={"type": "pc-q35-rhel9.6.0"}))),
+)
+pair("stage-interface-added", networked, changed(networked, add_blue), [kubevirt({"vmRolloutStrategy": "Stage"})])
+pair(
+    "multus-network-renamed",
+    with_blue,
+    changed(with_blue, lambda d: template(d)["networks"][1]["multus"].update(networkName="green-net")),
+)
+pair("pod-network-added", base, changed(networked, lambda d: None))
 pair("autoattach-pod-interface-off", base, changed(base, lambda d: domain(d)["devices"].update(autoattachPodInterface=False)))
 
 # --- firmware, machine, devices, other -----------------------------------------------------
