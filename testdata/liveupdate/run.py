@@ -66,6 +66,8 @@ LIVE_DETAILS = [
     (re.compile(r"^(applied live: )?guest memory "), "memory"),
     (re.compile(r"^(applied live: )?node placement"), "placement"),
     (re.compile(r"^(applied live: )?hotpluggable volumes"), "volumes"),
+    (re.compile(r"^(applied live: )?volumes moved to their new claims"), "volumes"),
+    (re.compile(r"^(applied live: )?network interfaces hotplugged"), "interfaces"),
 ]
 
 
