@@ -1,3 +1,5 @@
+//go:build kubevirt_liveupdate
+
 package main
 
 // Live-update pairs: a running VM created from base.yaml and updated to head.yaml, judged by
@@ -38,7 +40,6 @@ import (
 
 	virtcontroller "kubevirt.io/kubevirt/pkg/controller"
 	instancetypecontroller "kubevirt.io/kubevirt/pkg/instancetype/controller/vm"
-	netcontrollers "kubevirt.io/kubevirt/pkg/network/controllers"
 	"kubevirt.io/kubevirt/pkg/testutils"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/mutating-webhook/mutators"
@@ -216,7 +217,7 @@ func (w *liveWorld) newVMController() (*vmController, error) {
 	instancetypes := instancetypecontroller.New(nil, nil, nil, nil, crInformer.GetStore(), w.client, w.config, w.recorder)
 	ctrl, err := vmwatch.NewController(vmiInformer, vmInformer, w.dataVolumeInformer, w.dataSourceStore,
 		kvInformer, w.namespaceInformer, pvcInformer, crInformer, w.recorder, w.client, w.config,
-		netcontrollers.NewVMController(w.virt), vmwatch.NewFirmwareController(w.virt),
+		newNetSynchronizer(w), vmwatch.NewFirmwareController(w.virt),
 		instancetypes, []string{}, []string{})
 	if err != nil {
 		return nil, err
