@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use kvlint::check::{self, Options, Report};
+use kvlint::cluster::profile::KubeVirtVersion;
 use kvlint::commands::diff::{self, Effect, EffectKind, Inputs};
 use kvlint::config::ConfigChoice;
 use kvlint::source::Selection;
@@ -44,12 +45,13 @@ fn write_side(dir: &Path, files: &[&str]) {
     }
 }
 
-fn side(dir: &Path) -> (Report, Inputs) {
+fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
     let options = Options {
         selection: Selection {
             paths: vec![dir.to_path_buf()],
             ..Selection::default()
         },
+        version: Some(KubeVirtVersion::new(1, minor)),
         config: ConfigChoice::None,
         ..Options::default()
     };
@@ -61,13 +63,18 @@ fn side(dir: &Path) -> (Report, Inputs) {
     (report, inputs)
 }
 
-/// What KubeVirt does with the running VM of `base` when it becomes `head`.
+/// What KubeVirt v1.9 does with the running VM of `base` when it becomes `head`.
 fn effect(base: &[&str], head: &[&str]) -> Effect {
+    effect_at(base, head, 9)
+}
+
+/// What KubeVirt v1.`minor` does with the running VM of `base` when it becomes `head`.
+fn effect_at(base: &[&str], head: &[&str], minor: u32) -> Effect {
     let dir = tempfile::tempdir().unwrap();
     write_side(&dir.path().join("base"), base);
     write_side(&dir.path().join("head"), head);
-    let (base_report, base_inputs) = side(&dir.path().join("base"));
-    let (head_report, head_inputs) = side(&dir.path().join("head"));
+    let (base_report, base_inputs) = side(&dir.path().join("base"), minor);
+    let (head_report, head_inputs) = side(&dir.path().join("head"), minor);
     let diff = diff::diff_with(&base_report, &base_inputs, &head_report, &head_inputs);
     assert_eq!(diff.vms.len(), 1, "{diff:?}");
     diff.vms[0].effect.clone()
@@ -239,4 +246,42 @@ fn a_rename_pinned_by_its_revision_is_refused() {
         effect.message,
         "rejected: the Matcher Name has been updated without updating the RevisionName"
     );
+}
+
+fn gates(gates: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration:\n      featureGates: [{gates}]\n"
+    )
+}
+
+/// `handleDeclarativeVolumeHotplug` acts only with the DeclarativeHotplugVolumes gate (Alpha
+/// at v1.6 to v1.8, Beta and on by default at v1.9); `netvmliveupdate.IsRestartRequired`
+/// ignores a changed Multus network name only with LiveUpdateNADRef (Beta, off, at v1.8; GA
+/// at v1.9).
+#[test]
+fn v1_8_needs_its_gates_for_volume_hotplug_and_network_renames() {
+    let added = with_hotplug_volume("            disk: {bus: scsi}\n");
+    let v1_8 = effect_at(&[&plain(""), CLAIM], &[&added, CLAIM], 8);
+    assert_eq!(v1_8.kind, EffectKind::LiveUpdate, "{v1_8:?}");
+    assert_eq!(
+        v1_8.details,
+        [
+            "the template's hotpluggable volumes changed; KubeVirt v1.8 attaches them only with the DeclarativeHotplugVolumes gate (else virtctl addvolume does)"
+        ]
+    );
+    let gate = gates("DeclarativeHotplugVolumes");
+    let with_gate = effect_at(&[&plain(""), CLAIM, &gate], &[&added, CLAIM, &gate], 8);
+    assert_eq!(
+        with_gate.details,
+        ["hotpluggable volumes attached or detached"]
+    );
+
+    let renamed = networked(true, "").replace("blue-net", "green-net");
+    let v1_8 = effect_at(&[&networked(true, "")], &[&renamed], 8);
+    assert_eq!(v1_8.kind, EffectKind::RestartRequired, "{v1_8:?}");
+    let gate = gates("LiveUpdateNADRef");
+    let with_gate = effect_at(&[&networked(true, ""), &gate], &[&renamed, &gate], 8);
+    assert_eq!(with_gate.kind, EffectKind::LiveUpdate, "{with_gate:?}");
+    let v1_9 = effect(&[&networked(true, "")], &[&renamed]);
+    assert_eq!(v1_9.kind, EffectKind::LiveUpdate, "{v1_9:?}");
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::cluster::profile::KubeVirtVersion;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::controller::liveupdate::defaults::{
     HotplugOff, Topology, architecture, setup_cpu_hotplug, setup_memory_hotplug,
 };
@@ -64,6 +64,40 @@ pub(crate) struct Cluster<'a> {
     pub(crate) rollout: Rollout,
     pub(crate) settings: &'a ClusterSettings,
     pub(crate) version: KubeVirtVersion,
+    /// `handleDeclarativeVolumeHotplug` attaches and detaches the template's hotpluggable
+    /// volumes.
+    pub(crate) declarative_hotplug: bool,
+    /// `LiveUpdateNADRef`: a changed Multus network name is no restart.
+    pub(crate) nad_ref_live_update: bool,
+}
+
+impl<'a> Cluster<'a> {
+    pub(crate) fn new(
+        rollout: Rollout,
+        settings: &'a ClusterSettings,
+        profile: &ClusterProfile,
+    ) -> Self {
+        let version = profile.version;
+        let enabled = |gate: &str, default_on: bool| {
+            profile.has_feature_gate(gate)
+                || (default_on && !profile.has_disabled_feature_gate(gate))
+        };
+        // DeclarativeHotplugVolumes: Alpha from v1.6, Beta (on by default) from v1.9; the
+        // deprecated HotplugVolumes gate turns it off.
+        let declarative_hotplug = version.at_least(1, 6)
+            && enabled("DeclarativeHotplugVolumes", version.at_least(1, 9))
+            && !profile.has_feature_gate("HotplugVolumes");
+        // LiveUpdateNADRef: Beta (off unless listed) at v1.8, GA from v1.9.
+        let nad_ref_live_update = version.at_least(1, 9)
+            || (version.at_least(1, 8) && profile.has_feature_gate("LiveUpdateNADRef"));
+        Self {
+            rollout,
+            settings,
+            version,
+            declarative_hotplug,
+            nad_ref_live_update,
+        }
+    }
 }
 
 /// What the controller does when the template spec of a running VM changes from `last` to
@@ -85,8 +119,8 @@ pub(crate) fn update_running_vm(
     if base == head {
         return None;
     }
-    let mut applied = hotplugged(&base, &head);
-    let takeover = sync_restart_required(&base, &head, volume_migration, cluster.rollout);
+    let mut applied = hotplugged(&base, &head, cluster);
+    let takeover = sync_restart_required(&base, &head, volume_migration, cluster);
     if takeover.seen != head {
         return Some(TemplateUpdate::NotLiveUpdatable {
             seen: takeover.seen,
@@ -136,7 +170,7 @@ fn sync_restart_required(
     base: &Value,
     head: &Value,
     volume_migration: bool,
-    rollout: Rollout,
+    cluster: &Cluster<'_>,
 ) -> Takeover {
     let mut seen = base.clone();
     if valid_live_update_volumes(&seen, head, volume_migration) {
@@ -150,7 +184,7 @@ fn sync_restart_required(
         );
     }
     let mut placement = false;
-    if rollout == Rollout::LiveUpdate {
+    if cluster.rollout == Rollout::LiveUpdate {
         if seen.pointer("/domain/cpu").is_some() && head.pointer("/domain/cpu").is_some() {
             set_pointer(
                 &mut seen,
@@ -166,7 +200,8 @@ fn sync_restart_required(
             set_pointer(&mut seen, &format!("/{key}"), head.get(key).cloned());
         }
     }
-    if !network_restart_required(base, head) {
+    // The network's own restart check joined `syncRestartRequired` in v1.6.
+    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
         set_pointer(
             &mut seen,
             "/domain/devices/interfaces",
@@ -179,7 +214,7 @@ fn sync_restart_required(
 
 /// What the volume and network handlers apply to the running VM whatever else happens:
 /// hotpluggable volumes added or removed, network interfaces hotplugged.
-fn hotplugged(base: &Value, head: &Value) -> Vec<String> {
+fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> {
     let mut applied = Vec::new();
     let (old, new) = (named(base.get("volumes")), named(head.get("volumes")));
     let hotplug_changed = old
@@ -190,10 +225,15 @@ fn hotplugged(base: &Value, head: &Value) -> Vec<String> {
             .iter()
             .filter(|(_, v)| is_hotplug_volume(v))
             .any(|(name, v)| old.get(name) != Some(v));
-    if hotplug_changed {
+    if hotplug_changed && cluster.declarative_hotplug {
         applied.push("hotpluggable volumes attached or detached".to_owned());
+    } else if hotplug_changed {
+        applied.push(format!(
+            "the template's hotpluggable volumes changed; KubeVirt {} attaches them only with the DeclarativeHotplugVolumes gate (else virtctl addvolume does)",
+            cluster.version
+        ));
     }
-    if !network_restart_required(base, head) {
+    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
         let old = named(base.pointer("/domain/devices/interfaces"));
         let added: Vec<String> = named(head.pointer("/domain/devices/interfaces"))
             .into_keys()
@@ -427,7 +467,7 @@ fn claims_changed(base: &Value, head: &Value) -> bool {
 /// the Multus network name), or the pod network is added. A VMI whose template had neither
 /// interfaces nor networks got KubeVirt's default pod network, which a template that now lists
 /// its networks never matches exactly: a restart.
-fn network_restart_required(base: &Value, head: &Value) -> bool {
+fn network_restart_required(base: &Value, head: &Value, cluster: &Cluster<'_>) -> bool {
     const INTERFACES: &str = "/domain/devices/interfaces";
     let (old_interfaces, new_interfaces) = (
         named(base.pointer(INTERFACES)),
@@ -454,10 +494,17 @@ fn network_restart_required(base: &Value, head: &Value) -> bool {
     let is_pod = |network: &&Value| network.get("pod").is_some();
     let has_pod = |networks: &BTreeMap<String, &Value>| networks.values().any(is_pod);
     let pod_added = has_pod(&new_networks) && !has_pod(&old_networks);
+    let comparable = |network: &Value| {
+        if cluster.nad_ref_live_update {
+            without(network, "/multus/networkName")
+        } else {
+            network.clone()
+        }
+    };
     let network_changed = old_networks.iter().any(|(name, old)| {
-        new_networks.get(name).is_none_or(|new| {
-            without(old, "/multus/networkName") != without(new, "/multus/networkName")
-        })
+        new_networks
+            .get(name)
+            .is_none_or(|new| comparable(old) != comparable(new))
     });
     interface_changed || pod_added || network_changed
 }
@@ -546,11 +593,7 @@ mod tests {
         version: KubeVirtVersion,
     ) -> Option<TemplateUpdate> {
         let settings = ClusterSettings::default();
-        let cluster = Cluster {
-            rollout,
-            settings: &settings,
-            version,
-        };
+        let cluster = Cluster::new(rollout, &settings, &ClusterProfile::new(version));
         update_running_vm(last, current, &cluster, false)
     }
 

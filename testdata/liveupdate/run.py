@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores `kvlint diff --format json` against KubeVirt's VM controller on the live-update pairs.
 
-    python3 testdata/liveupdate/run.py BIN DIR [-v]
+    python3 testdata/liveupdate/run.py BIN DIR [-v] [--release vX.Y]
 
 Each pair folder NNN-name/ holds base.yaml and head.yaml (one VirtualMachine and the objects it
 uses) and expected.json, written by the oracle (conformance/oracle, `-liveupdate`). The two
@@ -18,8 +18,11 @@ the controller's:
 
 and, unless rejected, the parts kvlint says are applied to the running VM (`applied live`
 details) are those the controller changed on the VMI: CPU sockets, guest memory, node
-placement (nodeSelector, affinity and tolerations count as one), volumes. The last line is
-`N passed, M failed`.
+placement (nodeSelector, affinity and tolerations count as one), volumes, interfaces. The last
+line is `N passed, M failed`.
+
+`--release vX.Y` scores against `expected-vX.Y.json` (the oracle built at that release) with
+`--kubevirt-version vX.Y`; without it, `expected.json` (v1.9) and kvlint's default release.
 """
 
 import json
@@ -84,13 +87,14 @@ def kvlint_live(effect):
     return live
 
 
-def kvlint_verdict(binary, folder):
+def kvlint_verdict(binary, folder, release):
     with tempfile.TemporaryDirectory() as tmp:
         for side in ("base", "head"):
             os.makedirs(os.path.join(tmp, side))
             shutil.copy(os.path.join(folder, f"{side}.yaml"), os.path.join(tmp, side, "vm.yaml"))
         run = subprocess.run(
-            [binary, "diff", "base", "head", "--format", "json"],
+            [binary, "diff", "base", "head", "--format", "json"]
+            + (["--kubevirt-version", release] if release else []),
             cwd=tmp,
             capture_output=True,
             text=True,
@@ -129,8 +133,17 @@ def judge(expected, effect):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("-")]
-    verbose = "-v" in sys.argv[1:]
+    argv = sys.argv[1:]
+    release = None
+    if "--release" in argv:
+        at = argv.index("--release")
+        release = argv[at + 1] if at + 1 < len(argv) else None
+        del argv[at : at + 2]
+        if not release:
+            print("--release needs a release (v1.8)", file=sys.stderr)
+            return 2
+    args = [a for a in argv if not a.startswith("-")]
+    verbose = "-v" in argv
     if len(args) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
@@ -138,14 +151,14 @@ def main():
     passed = failed = 0
     for name in sorted(os.listdir(root)):
         folder = os.path.join(root, name)
-        expected_file = os.path.join(folder, "expected.json")
+        expected_file = os.path.join(folder, f"expected-{release}.json" if release else "expected.json")
         if not os.path.isfile(expected_file):
             continue
         with open(expected_file) as f:
             expected = expected_verdict(json.load(f))
         if expected is None:
             continue
-        effect, error = kvlint_verdict(binary, folder)
+        effect, error = kvlint_verdict(binary, folder, release)
         problem = error or judge(expected, effect)
         if problem:
             failed += 1

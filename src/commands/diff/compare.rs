@@ -339,11 +339,7 @@ pub(super) fn vm_effect(
         .and_then(|s| s.get("updateVolumesStrategy"))
         .and_then(Value::as_str)
         == Some("Migration");
-    let cluster = Cluster {
-        rollout: ctx.rollout,
-        settings: ctx.settings,
-        version: ctx.version,
-    };
+    let cluster = Cluster::new(ctx.rollout, ctx.settings, ctx.profile);
     let effect = template_effect(&last, &current, &cluster, migration);
     let mut effect = match effect {
         Some(_) if base.is_stopped() => Effect::new(
