@@ -124,9 +124,15 @@ fn arm64_vms_get_no_memory_hotplug_from_v1_6() {
     assert_eq!(v1_5.kind, EffectKind::LiveUpdate, "{v1_5:?}");
     let v1_6 = at(6);
     assert_eq!(v1_6.kind, EffectKind::RestartRequired, "{v1_6:?}");
+    // KubeVirt's message does not say why; the details do.
     assert_eq!(
         v1_6.message,
-        "needs a restart (memory hotplug is not available for architecture arm64)"
+        "needs a restart (RestartRequired: memory updated in template spec. Memory-hotplug is not available for this VM configuration)"
+    );
+    assert!(
+        v1_6.details
+            .contains(&"memory hotplug is not available for architecture arm64".to_owned()),
+        "{v1_6:?}"
     );
 }
 
@@ -139,9 +145,16 @@ fn a_cluster_max_guest_below_the_guest_memory_turns_hotplug_off() {
     );
     let effect = effect(&[&base, &cluster], &[&head, &cluster], 9);
     assert_eq!(effect.kind, EffectKind::RestartRequired, "{effect:?}");
+    // KubeVirt's message does not say why; the details do.
     assert_eq!(
         effect.message,
-        "needs a restart (memory hotplug is not available for guest memory above maxGuest)"
+        "needs a restart (RestartRequired: memory updated in template spec. Memory-hotplug is not available for this VM configuration)"
+    );
+    assert!(
+        effect.details.contains(
+            &"memory hotplug is not available for guest memory above maxGuest".to_owned()
+        ),
+        "{effect:?}"
     );
 }
 
@@ -172,8 +185,15 @@ fn v1_3_has_no_minimum_guest_memory() {
     let v1_3 = at(3);
     assert_eq!(v1_3.kind, EffectKind::LiveUpdate, "{v1_3:?}");
     let v1_4 = at(4);
+    // KubeVirt's message does not say why; the details do.
     assert_eq!(
         v1_4.message,
-        "needs a restart (memory hotplug is not available for less than 1Gi of guest memory)"
+        "needs a restart (RestartRequired: memory updated in template spec. Memory-hotplug is not available for this VM configuration)"
+    );
+    assert!(
+        v1_4.details.contains(
+            &"memory hotplug is not available for less than 1Gi of guest memory".to_owned()
+        ),
+        "{v1_4:?}"
     );
 }

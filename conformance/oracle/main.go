@@ -41,7 +41,11 @@ func main() {
 	catalogDir := flag.String("catalog", "", "folder of the catalog bundles for cases with uses-catalog (default: CASES/../../catalog)")
 	sharedDir := flag.String("shared", "", "folder that inputs.txt paths are relative to (default: CASES/../..)")
 	only := flag.String("case", "", "only cases whose name contains this")
+	pairsDir := flag.String("liveupdate", "", "folder of live-update pairs (base.yaml, head.yaml) to run through the VM controller instead of cases")
 	flag.Parse()
+	if *pairsDir != "" && *outDir != "" {
+		os.Exit(liveUpdateMain(*pairsDir, *outDir, *only))
+	}
 	if *casesDir == "" || *outDir == "" {
 		fmt.Fprintln(os.Stderr, "usage: kvlint-oracle -cases DIR -out DIR [-catalog DIR] [-shared DIR] [-case SUBSTR]")
 		os.Exit(2)

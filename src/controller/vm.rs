@@ -2,14 +2,16 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`): `syncRestartRequired`, which sets `RestartRequired`
 //! unless every difference is one `LiveUpdate` applies (`validLiveUpdateVolumes`,
 //! `validLiveUpdateDisks`, CPU sockets, guest memory, node placement), then the CPU and memory
-//! hotplug handlers, which may still refuse. With the `Stage` rollout strategy every difference
-//! needs a restart.
+//! hotplug handlers, which may still refuse, and the volume and network handlers (hotpluggable
+//! volumes, interfaces: `netvmliveupdate.IsRestartRequired`), which apply their part whatever
+//! the rollout strategy. With the `Stage` rollout strategy every other difference needs a
+//! restart.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::cluster::profile::KubeVirtVersion;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::controller::liveupdate::defaults::{
     HotplugOff, Topology, architecture, setup_cpu_hotplug, setup_memory_hotplug,
 };
@@ -25,20 +27,33 @@ pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in 
 pub(crate) enum Refusal {
     /// The message of the `RestartRequired` condition it sets.
     RestartRequired(String),
-    /// The VMI started without memory hotplug (KubeVirt's message does not say why).
+    /// The VMI started without memory hotplug: KubeVirt's [`NO_MEMORY_HOTPLUG`] (which does not
+    /// say why; this does).
     NoMemoryHotplug(HotplugOff),
 }
+
+/// KubeVirt's `RestartRequired` message when the VMI started without a `maxGuest`
+/// (`handleMemoryHotplugRequest`).
+pub(crate) const NO_MEMORY_HOTPLUG: &str =
+    "memory updated in template spec. Memory-hotplug is not available for this VM configuration";
 
 /// What the controller does with a running VM whose template spec changed.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum TemplateUpdate {
     /// `RestartRequired` ([`NON_LIVE_UPDATABLE`]): `seen`, the last template with what could be
-    /// applied live applied, still differs from `head`.
-    NotLiveUpdatable { seen: Value, head: Value },
-    /// A hotplug handler refuses: the first refusal and every refused part.
+    /// applied live applied, still differs from `head`. `applied`: what the volume and network
+    /// handlers apply to the running VM all the same.
+    NotLiveUpdatable {
+        seen: Value,
+        head: Value,
+        applied: Vec<String>,
+    },
+    /// A hotplug handler refuses: the first refusal and every refused part; `applied`, what the
+    /// other handlers apply all the same.
     Refused {
         refusal: Refusal,
         parts: Vec<String>,
+        applied: Vec<String>,
     },
     /// Applied to the running VM: what is applied.
     Live(Vec<String>),
@@ -49,11 +64,51 @@ pub(crate) struct Cluster<'a> {
     pub(crate) rollout: Rollout,
     pub(crate) settings: &'a ClusterSettings,
     pub(crate) version: KubeVirtVersion,
+    /// `handleDeclarativeVolumeHotplug` attaches and detaches the template's hotpluggable
+    /// volumes.
+    pub(crate) declarative_hotplug: bool,
+    /// `LiveUpdateNADRef`: a changed Multus network name is no restart.
+    pub(crate) nad_ref_live_update: bool,
+}
+
+impl<'a> Cluster<'a> {
+    pub(crate) fn new(
+        rollout: Rollout,
+        settings: &'a ClusterSettings,
+        profile: &ClusterProfile,
+    ) -> Self {
+        let version = profile.version;
+        let enabled = |gate: &str, default_on: bool| {
+            profile.has_feature_gate(gate)
+                || (default_on && !profile.has_disabled_feature_gate(gate))
+        };
+        // DeclarativeHotplugVolumes: Alpha from v1.6, Beta (on by default) from v1.9; the
+        // deprecated HotplugVolumes gate turns it off.
+        let declarative_hotplug = version.at_least(1, 6)
+            && enabled("DeclarativeHotplugVolumes", version.at_least(1, 9))
+            && !profile.has_feature_gate("HotplugVolumes");
+        // LiveUpdateNADRef: Beta (off unless listed) at v1.8, GA from v1.9.
+        let nad_ref_live_update = version.at_least(1, 9)
+            || (version.at_least(1, 8) && profile.has_feature_gate("LiveUpdateNADRef"));
+        Self {
+            rollout,
+            settings,
+            version,
+            declarative_hotplug,
+            nad_ref_live_update,
+        }
+    }
 }
 
 /// What the controller does when the template spec of a running VM changes from `last` to
 /// `current`; `None` when they do not differ. `volume_migration`: the VM's
 /// `updateVolumesStrategy` is `Migration`.
+///
+/// Hotpluggable volumes and network interfaces are handled in every sync, whatever the
+/// rollout strategy and whether a restart is required (`sync`: `handleDeclarativeVolumeHotplug`
+/// and the network synchronizer run before, and outside, the `LiveUpdate` handlers); CPU,
+/// memory, node placement and volume migration only with `LiveUpdate` and when
+/// `syncRestartRequired` found nothing else.
 pub(crate) fn update_running_vm(
     last: &Value,
     current: &Value,
@@ -64,47 +119,61 @@ pub(crate) fn update_running_vm(
     if base == head {
         return None;
     }
-    if cluster.rollout == Rollout::Stage {
-        return Some(TemplateUpdate::NotLiveUpdatable { seen: base, head });
-    }
-    let mut live = Vec::new();
-    let (seen, placement) = sync_restart_required(&base, &head, volume_migration, &mut live);
-    if seen != head {
-        return Some(TemplateUpdate::NotLiveUpdatable { seen, head });
-    }
-    // The CPU and the memory handlers judge their parts separately: the first refusal leads,
-    // every refused part is listed.
-    let mut refused = Refused::default();
-    handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut live);
-    handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut live);
-    if let Some(refusal) = refused.first {
-        return Some(TemplateUpdate::Refused {
-            refusal,
-            parts: refused.parts,
+    let mut applied = hotplugged(&base, &head, cluster);
+    let takeover = sync_restart_required(&base, &head, volume_migration, cluster);
+    if takeover.seen != head {
+        return Some(TemplateUpdate::NotLiveUpdatable {
+            seen: takeover.seen,
+            head,
+            applied,
         });
     }
-    if placement {
-        live.push(
+    if cluster.rollout == Rollout::Stage {
+        return Some(TemplateUpdate::Live(applied));
+    }
+    // The CPU and the memory handlers judge their parts separately: the first refusal leads,
+    // every refused part is listed, and what the others accept is applied all the same.
+    let mut refused = Refused::default();
+    handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
+    handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
+    if takeover.placement {
+        applied.push(
             "node placement (nodeSelector, affinity, tolerations) updated on the running VM"
                 .to_owned(),
         );
     }
-    Some(TemplateUpdate::Live(live))
+    if let Some(refusal) = refused.first {
+        return Some(TemplateUpdate::Refused {
+            refusal,
+            parts: refused.parts,
+            applied,
+        });
+    }
+    if volume_migration && claims_changed(&base, &head) {
+        applied.push(
+            "volumes moved to their new claims by a volume migration (updateVolumesStrategy: Migration)"
+                .to_owned(),
+        );
+    }
+    Some(TemplateUpdate::Live(applied))
+}
+
+/// What `syncRestartRequired` takes over from `head` into the last template before comparing.
+struct Takeover {
+    seen: Value,
+    placement: bool,
 }
 
 /// `syncRestartRequired`: the last template with every live-updatable difference from `head`
-/// taken over, and whether node placement changed. Hotplugged volumes are noted in `live`.
+/// taken over, and whether node placement changed.
 fn sync_restart_required(
     base: &Value,
     head: &Value,
     volume_migration: bool,
-    live: &mut Vec<String>,
-) -> (Value, bool) {
+    cluster: &Cluster<'_>,
+) -> Takeover {
     let mut seen = base.clone();
     if valid_live_update_volumes(&seen, head, volume_migration) {
-        if seen.get("volumes") != head.get("volumes") {
-            live.push("hotpluggable volumes attached or detached".to_owned());
-        }
         set_pointer(&mut seen, "/volumes", head.get("volumes").cloned());
     }
     if valid_live_update_disks(&seen, head) {
@@ -114,22 +183,85 @@ fn sync_restart_required(
             head.pointer("/domain/devices/disks").cloned(),
         );
     }
-    if seen.pointer("/domain/cpu").is_some() && head.pointer("/domain/cpu").is_some() {
+    let mut placement = false;
+    if cluster.rollout == Rollout::LiveUpdate {
+        if seen.pointer("/domain/cpu").is_some() && head.pointer("/domain/cpu").is_some() {
+            set_pointer(
+                &mut seen,
+                "/domain/cpu/sockets",
+                head.pointer("/domain/cpu/sockets").cloned(),
+            );
+        }
+        if let Some(guest) = head.pointer("/domain/memory/guest") {
+            set_pointer(&mut seen, "/domain/memory/guest", Some(guest.clone()));
+        }
+        for key in ["nodeSelector", "affinity", "tolerations"] {
+            placement |= seen.get(key) != head.get(key);
+            set_pointer(&mut seen, &format!("/{key}"), head.get(key).cloned());
+        }
+    }
+    // The network's own restart check joined `syncRestartRequired` in v1.6.
+    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
         set_pointer(
             &mut seen,
-            "/domain/cpu/sockets",
-            head.pointer("/domain/cpu/sockets").cloned(),
+            "/domain/devices/interfaces",
+            head.pointer("/domain/devices/interfaces").cloned(),
         );
+        set_pointer(&mut seen, "/networks", head.get("networks").cloned());
     }
-    if let Some(guest) = head.pointer("/domain/memory/guest") {
-        set_pointer(&mut seen, "/domain/memory/guest", Some(guest.clone()));
+    Takeover { seen, placement }
+}
+
+/// What the volume and network handlers apply to the running VM whatever else happens:
+/// hotpluggable volumes added or removed, network interfaces hotplugged.
+fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> {
+    let mut applied = Vec::new();
+    let (old, new) = (named(base.get("volumes")), named(head.get("volumes")));
+    let hotplug_changed = old
+        .iter()
+        .filter(|(_, v)| is_hotplug_volume(v))
+        .any(|(name, v)| new.get(name) != Some(v))
+        || new
+            .iter()
+            .filter(|(_, v)| is_hotplug_volume(v))
+            .any(|(name, v)| old.get(name) != Some(v));
+    if hotplug_changed && cluster.declarative_hotplug {
+        applied.push("hotpluggable volumes attached or detached".to_owned());
+    } else if hotplug_changed {
+        applied.push(format!(
+            "the template's hotpluggable volumes changed; KubeVirt {} attaches them only with the DeclarativeHotplugVolumes gate (else virtctl addvolume does)",
+            cluster.version
+        ));
     }
-    let mut placement = false;
-    for key in ["nodeSelector", "affinity", "tolerations"] {
-        placement |= seen.get(key) != head.get(key);
-        set_pointer(&mut seen, &format!("/{key}"), head.get(key).cloned());
+    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
+        let old = named(base.pointer("/domain/devices/interfaces"));
+        let added: Vec<String> = named(head.pointer("/domain/devices/interfaces"))
+            .into_keys()
+            .filter(|name| !old.contains_key(name))
+            .collect();
+        if !added.is_empty() {
+            applied.push(format!(
+                "network interfaces hotplugged: {}",
+                added.join(", ")
+            ));
+        }
+        let absent =
+            |interface: &Value| interface.get("state").and_then(Value::as_str) == Some("absent");
+        let unplugged: Vec<String> = named(head.pointer("/domain/devices/interfaces"))
+            .into_iter()
+            .filter(|(name, interface)| {
+                absent(interface) && !old.get(name).is_some_and(|o| absent(o))
+            })
+            .map(|(name, _)| name)
+            .collect();
+        if !unplugged.is_empty() {
+            applied.push(format!(
+                "network interfaces hot-unplugged: {}",
+                unplugged.join(", ")
+            ));
+        }
     }
-    (seen, placement)
+    applied
 }
 
 /// The refusals of the hotplug handlers.
@@ -312,6 +444,71 @@ fn named(items: Option<&Value>) -> BTreeMap<String, &Value> {
         .unwrap_or_default()
 }
 
+/// The claim a PVC or DataVolume volume uses.
+fn claim_of(volume: &Value) -> Option<&Value> {
+    volume
+        .pointer("/persistentVolumeClaim/claimName")
+        .or_else(|| volume.pointer("/dataVolume/name"))
+}
+
+/// A volume of both templates uses another claim (`PersistentVolumesUpdated`).
+fn claims_changed(base: &Value, head: &Value) -> bool {
+    let old = named(base.get("volumes"));
+    named(head.get("volumes")).iter().any(|(name, volume)| {
+        match (claim_of(volume), old.get(name).and_then(|v| claim_of(v))) {
+            (Some(new), Some(previous)) => new != previous,
+            _ => false,
+        }
+    })
+}
+
+/// `netvmliveupdate.IsRestartRequired` for the VMI started from `base`: an interface or network
+/// of the VMI was removed or changed (interfaces compared without `state`, networks without
+/// the Multus network name), or the pod network is added. A VMI whose template had neither
+/// interfaces nor networks got KubeVirt's default pod network, which a template that now lists
+/// its networks never matches exactly: a restart.
+fn network_restart_required(base: &Value, head: &Value, cluster: &Cluster<'_>) -> bool {
+    const INTERFACES: &str = "/domain/devices/interfaces";
+    let (old_interfaces, new_interfaces) = (
+        named(base.pointer(INTERFACES)),
+        named(head.pointer(INTERFACES)),
+    );
+    let (old_networks, new_networks) = (named(base.get("networks")), named(head.get("networks")));
+    if old_interfaces.is_empty() && old_networks.is_empty() {
+        let autoattach = base
+            .pointer("/domain/devices/autoattachPodInterface")
+            .and_then(Value::as_bool)
+            != Some(false);
+        return autoattach && !(new_interfaces.is_empty() && new_networks.is_empty());
+    }
+    let without = |value: &Value, pointer: &str| {
+        let mut value = value.clone();
+        set_pointer(&mut value, pointer, None);
+        value
+    };
+    let interface_changed = old_interfaces.iter().any(|(name, old)| {
+        new_interfaces
+            .get(name)
+            .is_none_or(|new| without(old, "/state") != without(new, "/state"))
+    });
+    let is_pod = |network: &&Value| network.get("pod").is_some();
+    let has_pod = |networks: &BTreeMap<String, &Value>| networks.values().any(is_pod);
+    let pod_added = has_pod(&new_networks) && !has_pod(&old_networks);
+    let comparable = |network: &Value| {
+        if cluster.nad_ref_live_update {
+            without(network, "/multus/networkName")
+        } else {
+            network.clone()
+        }
+    };
+    let network_changed = old_networks.iter().any(|(name, old)| {
+        new_networks
+            .get(name)
+            .is_none_or(|new| comparable(old) != comparable(new))
+    });
+    interface_changed || pod_added || network_changed
+}
+
 fn is_hotplug_volume(volume: &Value) -> bool {
     ["persistentVolumeClaim", "dataVolume"].iter().any(|kind| {
         volume
@@ -396,11 +593,7 @@ mod tests {
         version: KubeVirtVersion,
     ) -> Option<TemplateUpdate> {
         let settings = ClusterSettings::default();
-        let cluster = Cluster {
-            rollout,
-            settings: &settings,
-            version,
-        };
+        let cluster = Cluster::new(rollout, &settings, &ClusterProfile::new(version));
         update_running_vm(last, current, &cluster, false)
     }
 
@@ -531,7 +724,8 @@ mod tests {
             update(&base, &head, Rollout::Stage),
             Some(TemplateUpdate::NotLiveUpdatable {
                 seen: base.clone(),
-                head: head.clone()
+                head: head.clone(),
+                applied: Vec::new(),
             })
         );
     }
@@ -551,8 +745,9 @@ mod tests {
             ]))
         );
         head["domain"]["machine"] = json!({"type": "q35"});
-        let Some(TemplateUpdate::NotLiveUpdatable { seen, head: new }) =
-            update(&base, &head, Rollout::LiveUpdate)
+        let Some(TemplateUpdate::NotLiveUpdatable {
+            seen, head: new, ..
+        }) = update(&base, &head, Rollout::LiveUpdate)
         else {
             panic!("a machine type change is not live-updatable");
         };
@@ -578,6 +773,7 @@ mod tests {
                         .to_owned(),
                     "guest memory 4Gi → 32Gi; maxGuest 16Gi (4 × the base guest memory)".to_owned(),
                 ],
+                applied: Vec::new(),
             })
         );
     }

@@ -11,14 +11,14 @@ use super::identity::{
     MatcherRef, ObjectKey, ROLES, VmKey, VmMatchers, full_kind, matchers, role_index,
 };
 use super::inputs::{Inputs, Revision, WrittenMatcher, WrittenVm, comparable};
-use super::live::template_effect;
+use super::live::{as_controller_sees, template_effect};
 use super::model::{
     DiffFinding, Effect, EffectKind, ObjectDiff, ObjectUser, Place, Relation, VmDiff, VmStatus,
 };
 use super::summary::{arrow, matcher_changes, section, summarise};
 use crate::check::Report;
 use crate::check::vm::Rendered;
-use crate::cluster::profile::KubeVirtVersion;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::controller::liveupdate::{ClusterSettings, Rollout};
 use crate::controller::vm::{Cluster, without_empty};
 use crate::diag::{Category, Finding, ObjectRef};
@@ -240,9 +240,16 @@ pub(super) fn matcher_update_refusal(
     None
 }
 
+/// Whether a VM has an instance type or a preference.
+fn has_matchers(vm: &SideVm<'_>) -> bool {
+    ROLES.iter().any(|role| vm.resolved.get(*role).is_some())
+}
+
 pub(super) struct Context<'a> {
     pub(super) rollout: Rollout,
     pub(super) version: KubeVirtVersion,
+    /// The head side's cluster.
+    pub(super) profile: &'a ClusterProfile,
     pub(super) settings: &'a ClusterSettings,
     pub(super) changed_objects: &'a BTreeSet<ObjectKey>,
 }
@@ -322,18 +329,17 @@ pub(super) fn vm_effect(
         return unrendered_effect(base, base_in_cluster, notes);
     };
     let prefixes = Prefixes::for_kind(&head.kind);
-    let last = section(&b.value, &prefixes.template);
-    let current = section(&h.value, &prefixes.template);
+    // Expand gives a VM with an instance type or preference KubeVirt's VMI defaults, a VM
+    // without them none: when only one side has them, the other gets the same defaults.
+    let mixed = has_matchers(base) != has_matchers(head);
+    let last = as_controller_sees(&section(&b.value, &prefixes.template), ctx.profile, mixed);
+    let current = as_controller_sees(&section(&h.value, &prefixes.template), ctx.profile, mixed);
     let migration = head
         .spec()
         .and_then(|s| s.get("updateVolumesStrategy"))
         .and_then(Value::as_str)
         == Some("Migration");
-    let cluster = Cluster {
-        rollout: ctx.rollout,
-        settings: ctx.settings,
-        version: ctx.version,
-    };
+    let cluster = Cluster::new(ctx.rollout, ctx.settings, ctx.profile);
     let effect = template_effect(&last, &current, &cluster, migration);
     let mut effect = match effect {
         Some(_) if base.is_stopped() => Effect::new(
@@ -434,10 +440,12 @@ pub(super) fn vm_diff(
                 _ => true,
             };
             let rendered_same = rendered_values.0 == rendered_values.1;
+            // A manifest that changes while its rendering does not (a matcher renamed while its
+            // revisionName pins the old ControllerRevision) is a change the webhooks judge.
             let same = if b.rendered.is_none() && h.rendered.is_none() {
                 written_same
             } else {
-                rendered_same
+                rendered_same && written_same
             };
             if same && b.resolved == h.resolved {
                 VmStatus::Unchanged

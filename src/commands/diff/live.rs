@@ -1,16 +1,19 @@
 //! What the VM controller's handling of a running VM's changed template
 //! ([`crate::controller::vm`]) means for the diff.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::changes::{field_lines, text_at};
-use super::model::{Effect, EffectKind, restart_message};
+use super::model::{Effect, EffectKind};
+use crate::cluster::profile::ClusterProfile;
+use crate::controller::liveupdate::Rollout;
 use crate::controller::liveupdate::defaults::HotplugOff;
 use crate::controller::liveupdate::memory::Unsupported;
 use crate::controller::vm::{
-    Cluster, NON_LIVE_UPDATABLE, Refusal, TemplateUpdate, update_running_vm,
+    Cluster, NO_MEMORY_HOTPLUG, NON_LIVE_UPDATABLE, Refusal, TemplateUpdate, update_running_vm,
 };
 use crate::k8s::quantity::{Format, Quantity};
+use crate::render::defaults::set_vmi_spec_defaults;
 
 /// What KubeVirt does when the template spec of a running VM changes from `last` to `current`;
 /// `None` when they do not differ.
@@ -22,25 +25,104 @@ pub(super) fn template_effect(
 ) -> Option<Effect> {
     Some(
         match update_running_vm(last, current, cluster, volume_migration)? {
-            TemplateUpdate::NotLiveUpdatable { seen, head } => {
-                Effect::restart(NON_LIVE_UPDATABLE, field_lines(&seen, &head))
-            }
-            TemplateUpdate::Refused { refusal, parts } => {
-                let message = match refusal {
-                    Refusal::RestartRequired(message) => restart_message(&message),
-                    Refusal::NoMemoryHotplug(off) => format!(
-                        "needs a restart (memory hotplug is not available for {})",
-                        hotplug_off_reason(off, &architecture_of(last))
-                    ),
+            TemplateUpdate::NotLiveUpdatable {
+                seen,
+                head,
+                applied,
+            } => Effect::restart(
+                NON_LIVE_UPDATABLE,
+                with_applied(field_lines(&seen, &head), applied),
+            ),
+            TemplateUpdate::Refused {
+                refusal,
+                mut parts,
+                applied,
+            } => {
+                let reason = match refusal {
+                    Refusal::RestartRequired(message) => message,
+                    Refusal::NoMemoryHotplug(off) => {
+                        parts.push(format!(
+                            "memory hotplug is not available for {}",
+                            hotplug_off_reason(off, &architecture_of(last))
+                        ));
+                        NO_MEMORY_HOTPLUG.to_owned()
+                    }
                 };
-                Effect::new(EffectKind::RestartRequired, message).with_details(parts)
+                Effect::restart(&reason, with_applied(parts, applied))
             }
             TemplateUpdate::Live(applied) => {
-                Effect::new(EffectKind::LiveUpdate, "applied live (LiveUpdate)")
-                    .with_details(applied)
+                let message = match cluster.rollout {
+                    Rollout::LiveUpdate => "applied live (LiveUpdate)",
+                    // With Stage only volume and interface hotplug reach a running VM.
+                    Rollout::Stage => "applied live (hotplug)",
+                };
+                Effect::new(EffectKind::LiveUpdate, message).with_details(applied)
             }
         },
     )
+}
+
+/// A rendered template spec as the VM controller compares it: as the API server stores it,
+/// with the VM mutating webhook's defaults (`SetVirtualMachineDefaults`: the architecture and
+/// its machine type), and with the instance type and preference applied (`ApplyToVM`).
+/// `vmi_defaults`: also the VMI defaults that expand adds for a VM with an instance type or
+/// preference, for comparing such a VM with one without (the controller compares neither with
+/// them).
+pub(super) fn as_controller_sees(
+    template: &Value,
+    profile: &ClusterProfile,
+    vmi_defaults: bool,
+) -> Value {
+    let mut template = template.clone();
+    let Some(spec) = template.as_object_mut() else {
+        return template;
+    };
+    if spec
+        .get("architecture")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+    {
+        spec.insert(
+            "architecture".to_owned(),
+            profile.default_architecture.clone().into(),
+        );
+    }
+    let architecture = architecture_of(&Value::Object(spec.clone()));
+    let machine = spec
+        .entry("domain")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .map(|domain| {
+            domain
+                .entry("machine")
+                .or_insert_with(|| Value::Object(Map::new()))
+        });
+    if let Some(Value::Object(machine)) = machine
+        && machine
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .is_empty()
+    {
+        machine.insert(
+            "type".to_owned(),
+            profile.machine_type_for(&architecture).into(),
+        );
+    }
+    if vmi_defaults {
+        let mut defaulted = spec.clone();
+        if set_vmi_spec_defaults(&mut defaulted, profile).is_ok() {
+            *spec = defaulted;
+        }
+    }
+    template
+}
+
+/// The details of a restart, then what is applied to the running VM all the same.
+fn with_applied(mut details: Vec<String>, applied: Vec<String>) -> Vec<String> {
+    details.extend(applied.into_iter().map(|a| format!("applied live: {a}")));
+    details
 }
 
 /// The architecture of a rendered template as the diff shows it (`amd64` when it sets none).

@@ -21,8 +21,12 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`): with the `LiveUpdate` rollout strategy CPU sockets
 //! within `maxSockets`,
 //! guest memory within `maxGuest`, node placement (nodeSelector, affinity, tolerations) and
-//! hotpluggable volumes are applied to the running VM; any other difference of the expanded
-//! template spec sets `RestartRequired`. With `Stage` every template difference needs a restart.
+//! hotpluggable volumes are applied to the running VM; any other difference of the template
+//! spec sets `RestartRequired`. With `Stage` every template difference needs a restart but
+//! hotpluggable volumes and network interfaces, which are hotplugged whatever the strategy
+//! (and also beside a restart). The templates are compared as the controller compares them:
+//! as stored (the mutating webhook's architecture and machine type) and without the VMI
+//! defaults that expand adds to a VM with an instance type or preference.
 //! The matcher update rule of the mutating webhook (`pkg/instancetype/webhooks/vm/mutator.go`,
 //! `validateMatcherUpdate`) and the findings of category
 //! `reject` of the head side decide rejections. Existing VMs keep the ControllerRevision of
@@ -49,7 +53,7 @@ mod tests;
 use std::collections::BTreeSet;
 
 use crate::check::Report;
-use crate::cluster::profile::KubeVirtVersion;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use compare::{Context, object_diffs, only_in, side_vms, vm_diff};
 
 pub use crate::controller::liveupdate::{ClusterSettings, Rollout};
@@ -81,10 +85,11 @@ pub fn diff(base: &Report, head: &Report) -> Diff {
 /// Compares two sides: their reports and their [`Inputs`]. The head side's target version and
 /// its inputs' cluster settings decide the rollout strategy.
 pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs: &Inputs) -> Diff {
-    let version = head
+    let profile = head
         .profile
-        .as_ref()
-        .map_or(KubeVirtVersion::LATEST, |p| p.version);
+        .clone()
+        .unwrap_or_else(|| ClusterProfile::new(KubeVirtVersion::LATEST));
+    let version = profile.version;
     let settings = &head_inputs.cluster;
     let rollout = settings
         .rollout
@@ -100,6 +105,7 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
     let ctx = Context {
         rollout,
         version,
+        profile: &profile,
         settings,
         changed_objects: &changed_objects,
     };

@@ -266,9 +266,18 @@ fn beyond_max_sockets_or_under_the_boot_memory_needs_a_restart() {
     let base = report(vec![rendered(vm("web", 1, "512Mi"), None)], Vec::new());
     let head = report(vec![rendered(vm("web", 1, "768Mi"), None)], Vec::new());
     let effect = &effect_of(&base, &head);
+    // KubeVirt's message (`handleMemoryHotplugRequest`, the VMI has no maxGuest) does not say
+    // why; the details do.
     assert_eq!(
         effect.message,
-        "needs a restart (memory hotplug is not available for less than 1Gi of guest memory)"
+        "needs a restart (RestartRequired: memory updated in template spec. Memory-hotplug is not available for this VM configuration)"
+    );
+    assert_eq!(
+        effect.details,
+        [
+            "guest memory 512Mi → 768Mi",
+            "memory hotplug is not available for less than 1Gi of guest memory"
+        ]
     );
 }
 

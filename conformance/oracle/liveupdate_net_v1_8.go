@@ -1,0 +1,11 @@
+//go:build kubevirt_liveupdate && kubevirt_v1_8
+
+package main
+
+import netcontrollers "kubevirt.io/kubevirt/pkg/network/controllers"
+
+// newNetSynchronizer is virt-controller's network synchronizer of the VM controller; at v1.8
+// it also asks the cluster configuration (LiveUpdateNADRef).
+func newNetSynchronizer(w *liveWorld) *netcontrollers.VMController {
+	return netcontrollers.NewVMController(w.virt, w.config)
+}
