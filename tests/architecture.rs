@@ -20,6 +20,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "architecture/size.rs"]
+mod size;
+
 /// The name of the crate root's node in the graph.
 const ROOT: &str = "lib";
 

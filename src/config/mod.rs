@@ -279,19 +279,7 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
     for entry in entries {
         let node = &entry.value;
         match entry.key.as_str() {
-            "kubevirtVersion" => {
-                if let Some(text) = reader.string(node, "kubevirtVersion") {
-                    match KubeVirtVersion::parse_release(&text) {
-                        Ok((version, approximation)) => {
-                            config.kubevirt_version = Some(version);
-                            if let Some(message) = approximation {
-                                reader.note(node, message);
-                            }
-                        }
-                        Err(err) => reader.problem(node, err),
-                    }
-                }
-            }
+            "kubevirtVersion" => config.kubevirt_version = kubevirt_version(&mut reader, node),
             "namespace" => config.namespace = reader.string(node, "namespace"),
             "catalog" => {
                 if let Some(text) = reader.string(node, "catalog") {
@@ -340,31 +328,48 @@ pub fn parse(file: &Arc<str>, text: &str) -> Config {
                 Value::Bool(value) => config.reproducible = value,
                 _ => reader.problem(node, "reproducible must be true or false"),
             },
-            other => {
-                let suggestion = KEYS
-                    .iter()
-                    .find(|k| {
-                        strsim::levenshtein(&k.to_ascii_lowercase(), &other.to_ascii_lowercase())
-                            <= 2
-                    })
-                    .map(|k| format!(" (did you mean `{k}`?)"))
-                    .unwrap_or_default();
-                reader.findings.push(Finding::new(
-                    &rules::INVALID_CONFIG,
-                    Location {
-                        file: Arc::clone(file),
-                        span: entry.key_span,
-                    },
-                    format!(
-                        "unknown setting `{other}`{suggestion}; known: {}",
-                        KEYS.join(", ")
-                    ),
-                ));
-            }
+            other => unknown_setting(&mut reader, other, entry.key_span),
         }
     }
     config.findings = reader.findings;
     config
+}
+
+/// A key the configuration does not have, with the closest known one.
+fn unknown_setting(reader: &mut Reader<'_>, other: &str, key_span: yaml::Span) {
+    let suggestion = KEYS
+        .iter()
+        .find(|k| strsim::levenshtein(&k.to_ascii_lowercase(), &other.to_ascii_lowercase()) <= 2)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    reader.findings.push(Finding::new(
+        &rules::INVALID_CONFIG,
+        Location {
+            file: Arc::clone(reader.file),
+            span: key_span,
+        },
+        format!(
+            "unknown setting `{other}`{suggestion}; known: {}",
+            KEYS.join(", ")
+        ),
+    ));
+}
+
+/// `kubevirtVersion`, with a note when the release named is read as a nearby one.
+fn kubevirt_version(reader: &mut Reader<'_>, node: &Node) -> Option<KubeVirtVersion> {
+    let text = reader.string(node, "kubevirtVersion")?;
+    match KubeVirtVersion::parse_release(&text) {
+        Ok((version, approximation)) => {
+            if let Some(message) = approximation {
+                reader.note(node, message);
+            }
+            Some(version)
+        }
+        Err(err) => {
+            reader.problem(node, err);
+            None
+        }
+    }
 }
 
 /// `hyperconverged: {infrastructureHighlyAvailable: true|false}`.

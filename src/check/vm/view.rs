@@ -1,0 +1,103 @@
+//! Where a finding about a VM points: the VM inside its object, and the KubeVirt fields a
+//! webhook names, as VM fields.
+
+use std::borrow::Cow;
+
+use crate::diag::Finding;
+use crate::k8s::Object;
+use crate::rules;
+use crate::yaml::FieldPath;
+
+/// How a VM sits inside its object: a VirtualMachine, or the template of a VirtualMachinePool.
+pub(super) struct VmView<'a> {
+    pub(super) object: &'a Object,
+    /// Path of the VM inside the object (empty for a VirtualMachine).
+    pub(super) base: FieldPath,
+}
+
+impl VmView<'_> {
+    /// The path of `vm_path` in the object: `vm_path` itself for a VirtualMachine.
+    pub(super) fn path<'p>(&self, vm_path: &'p FieldPath) -> Cow<'p, FieldPath> {
+        if self.base.0.is_empty() {
+            return Cow::Borrowed(vm_path);
+        }
+        let mut segments = self.base.0.clone();
+        segments.extend(vm_path.0.iter().cloned());
+        Cow::Owned(FieldPath(segments))
+    }
+
+    /// A KubeVirt field (or a message that names fields) as the object's validator says it:
+    /// the pool validator checks the template's VM spec under `spec.virtualMachineTemplate`.
+    pub(super) fn kubevirt_text(&self, text: &str) -> String {
+        if self.base.0.is_empty() {
+            return text.to_owned();
+        }
+        super::super::pool::under_template(text)
+    }
+
+    pub(super) fn finding(
+        &self,
+        rule: &'static rules::Rule,
+        vm_path: &FieldPath,
+        message: impl Into<String>,
+    ) -> Finding {
+        let path = self.path(vm_path);
+        Finding::new(rule, self.object.field_location(&path), message)
+            .with_object(Some(self.object.object_ref()))
+            .with_path(path.text())
+    }
+}
+
+/// Turns a KubeVirt field (`spec.template.spec.domain.cpu.sockets`, `annotations.<key>`) into a
+/// VM field path.
+pub(super) fn vm_path_of(field: &str) -> FieldPath {
+    if let Some(key) = field.strip_prefix("annotations.") {
+        return FieldPath::parse("spec.template.metadata.annotations").key(key);
+    }
+    // A few causes name the feature rather than the field that uses it.
+    let field = match field {
+        "spec.template.spec.HostDevices" => "spec.template.spec.domain.devices.hostDevices",
+        "spec.template.spec.GPUs" => "spec.template.spec.domain.devices.gpus",
+        "spec.template.spec.Sound" => "spec.template.spec.domain.devices.sound",
+        other => other,
+    };
+    FieldPath::parse(field)
+}
+
+/// How to tell kvlint that the cluster enables a feature gate a refusal names.
+pub(super) fn feature_gate_help(message: &str, version: impl std::fmt::Display) -> Option<String> {
+    message.contains("feature gate").then(|| {
+        format!(
+            "kvlint checks against KubeVirt {version} with the feature gates it is told of: if the cluster enables this one, declare them under `cluster: developerConfiguration: featureGates: [...]` in .kvlint.yaml, or commit the cluster's KubeVirt object (spec.configuration.developerConfiguration.featureGates) or HyperConverged object with the checked files"
+        )
+    })
+}
+
+/// Where in the instance type a conflicting VM field comes from.
+pub(super) fn instancetype_field(conflict: &str) -> FieldPath {
+    if let Some(key) = conflict.strip_prefix("annotations.") {
+        return FieldPath::parse("annotations").key(key);
+    }
+    let suffix = conflict
+        .strip_prefix("spec.template.spec.")
+        .unwrap_or(conflict);
+    let field = match suffix {
+        "nodeSelector" => "nodeSelector",
+        "schedulerName" => "schedulerName",
+        "domain.cpu.model" => "cpu.model",
+        "domain.cpu.dedicatedCPUPlacement" => "cpu.dedicatedCPUPlacement",
+        "domain.cpu.isolateEmulatorThread" => "cpu.isolateEmulatorThread",
+        "domain.cpu.numa" => "cpu.numa",
+        "domain.cpu.realtime" => "cpu.realtime",
+        "domain.memory.hugepages" => "memory.hugepages",
+        "domain.memory.maxGuest" => "memory.maxGuest",
+        "domain.ioThreads.supplementalPoolThreadCount" => "ioThreads.supplementalPoolThreadCount",
+        "domain.ioThreadsPolicy" => "ioThreadsPolicy",
+        "domain.launchSecurity" => "launchSecurity",
+        "domain.devices.gpus" => "gpus",
+        "domain.devices.hostDevices" => "hostDevices",
+        s if s.starts_with("domain.memory") || s.ends_with(".memory") => "memory.guest",
+        _ => "cpu.guest",
+    };
+    FieldPath::parse(field)
+}
