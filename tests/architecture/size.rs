@@ -28,7 +28,7 @@ const UNMEASURED_FOLDERS: &[&str] = &["src/units/"];
 /// Functions (file and name) that may be longer than `MAX_FUNCTION_LINES`, pending issue 18.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     // Being reworked on the streaming-pipeline branch.
-    ("src/check/pipeline.rs", "stream_inputs"),
+    ("src/check/pipeline/mod.rs", "stream_inputs"),
     ("src/commands/fix/run.rs", "plan"),
     ("src/controller/drift.rs", "explain"),
     ("src/main.rs", "run_render"),

@@ -1,0 +1,378 @@
+//! The check in two passes over the files, in bounded memory.
+//!
+//! The index pass reads every file a batch at a time. Documents that are plainly
+//! VirtualMachines are only located; everything else is parsed, checked on its own, and kept
+//! only when a VM may reference it (instance types, preferences, ControllerRevisions, volumes,
+//! the KubeVirt configuration). The VM pass then walks the files in report order, a batch at a
+//! time: it parses the VMs again, analyses them in parallel, and hands the batch's findings
+//! (with those of the index pass for the same files) to a [`Sink`] in their final order. No VM
+//! tree and no finding outlives its batch unless the sink keeps it.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{Options, Summary, cluster_profile, effective};
+use crate::check::vm::{self, Rendered};
+use crate::cluster::profile::ClusterProfile;
+use crate::config::Config;
+use crate::controller::drift::DriftPolicy;
+use crate::diag::Finding;
+use crate::error::Error;
+use crate::k8s::{self, Index, Object};
+use crate::load::{self, LoadOptions};
+use crate::resolve::catalog_source;
+use crate::resolve::{Repo, SpecCache};
+use crate::source::{self, Input};
+use crate::suppress::baseline::Baseline;
+
+/// Files read and parsed at once by the index pass.
+const INDEX_BATCH: usize = 128;
+/// Files with VMs analysed at once by the VM pass.
+const VM_BATCH: usize = 256;
+/// Units whose rendered VMs are read again and analysed at once.
+const UNIT_BATCH: usize = 64;
+
+/// Where the findings go, in their final order, a batch at a time.
+pub trait Sink {
+    fn findings(&mut self, findings: Vec<Finding>) -> Result<(), Error>;
+    /// A rendered VM (not called with `Options::skip_rendered`), in no particular order.
+    fn rendered(&mut self, rendered: Rendered);
+}
+
+/// What a run leaves besides its findings.
+#[derive(Debug)]
+pub struct Outcome {
+    pub summary: Summary,
+    /// Source texts kept for reports that quote them (`Options::keep_sources`).
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+    pub profile: ClusterProfile,
+    /// What the user should know about how the run went (for standard error).
+    pub warnings: Vec<String>,
+    /// The files each built unit reads, by unit path.
+    pub unit_files: std::collections::BTreeMap<String, Vec<String>>,
+    /// How drift was judged (`--gitops`, `reproducible:`).
+    pub drift_policy: DriftPolicy,
+}
+
+/// The configuration file's `cluster:` and where it is written.
+fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::ClusterSetting<'_>> {
+    Some(crate::cluster::hyperconverged::ClusterSetting {
+        value: config.cluster.as_ref()?,
+        location: crate::diag::Location {
+            file: Arc::clone(config.file.as_ref()?),
+            span: config.cluster_span?,
+        },
+    })
+}
+
+mod index_pass;
+mod vm_pass;
+
+use index_pass::{IndexPass, in_unit};
+use vm_pass::{FileVms, Finisher, VmPass};
+
+/// Runs the whole check, handing findings to `sink` in their final order.
+pub fn stream(options: &Options, sink: &mut dyn Sink) -> Result<Outcome, Error> {
+    let settings = effective(options)?;
+    let inputs = source::discover(&settings.selection)?;
+    stream_inputs(options, &settings, inputs, sink)
+}
+
+/// Checks one in-memory file as a one-file repository: the entry point of the fuzz targets.
+/// With `options.config` set to `ConfigChoice::None` nothing but `bytes` is read.
+pub fn run_in_memory(
+    options: &Options,
+    display: &str,
+    bytes: &[u8],
+) -> Result<super::Report, Error> {
+    run_files_in_memory(options, &[(display, bytes)])
+}
+
+/// Checks in-memory files, named by distinct display names, as a repository.
+pub fn run_files_in_memory(
+    options: &Options,
+    files: &[(&str, &[u8])],
+) -> Result<super::Report, Error> {
+    let inputs = files
+        .iter()
+        .map(|(display, bytes)| Input::Memory {
+            display: Arc::from(*display),
+            bytes: Arc::from(*bytes),
+        })
+        .collect();
+    run_inputs(options, inputs)
+}
+
+/// Checks inputs already listed (in-memory files of a git revision, for `kvlint diff`), named
+/// by distinct display names, as a repository.
+pub fn run_inputs(options: &Options, inputs: Vec<Input>) -> Result<super::Report, Error> {
+    let settings = effective(options)?;
+    let mut collector = super::Collector::default();
+    let outcome = stream_inputs(options, &settings, inputs, &mut collector)?;
+    Ok(collector.into_report(outcome))
+}
+
+fn stream_inputs(
+    options: &Options,
+    settings: &super::Effective,
+    mut inputs: Vec<Input>,
+    sink: &mut dyn Sink,
+) -> Result<Outcome, Error> {
+    // The VM pass reports a file at a time, so files are visited in the report's order.
+    inputs.sort_by(|a, b| a.display().cmp(b.display()));
+    let locations =
+        crate::schema::load_locations(&options.schema_locations).map_err(Error::Usage)?;
+    let baseline = options
+        .baseline
+        .as_deref()
+        .map(Baseline::load)
+        .transpose()?;
+    let mut origin_roots = Vec::new();
+    if let Some(name) = &options.selection.stdin_filename {
+        let path = std::path::Path::new(name);
+        origin_roots.push(if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent().unwrap_or(path).to_path_buf()
+        });
+    }
+    origin_roots.push(std::path::PathBuf::new());
+    let load_options = LoadOptions {
+        default_namespace: settings.namespace.clone(),
+        keep_sources: options.keep_sources,
+        origin_roots,
+        embedded: (!options.units.off)
+            .then_some(crate::units::helm::extract as load::EmbeddedReader),
+        ..LoadOptions::default()
+    };
+    let version = settings.version;
+
+    let catalog = catalog_source::prefetch(&settings.catalog, version);
+    let mut rendering = crate::units::render(
+        &inputs,
+        &crate::units::Context {
+            options: &options.units,
+            default_namespace: &settings.namespace,
+            keep_sources: options.keep_sources,
+            streamed: Some(vm::is_vm),
+        },
+    );
+    let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
+    let unit_files = std::mem::take(&mut rendering.unit_files);
+    let before = inputs.len();
+    if !rendering.claimed.is_empty() {
+        inputs.retain(|input| {
+            !rendering
+                .claimed
+                .contains(&k8s::normalise_path(std::path::Path::new(
+                    &**input.display(),
+                )))
+        });
+    }
+    let claimed_inputs = before - inputs.len();
+    let kustomizations = load::kustomizations(&inputs, &load_options);
+    let mut index = IndexPass {
+        streamable: true,
+        ..IndexPass::default()
+    };
+    let index_batch = options.batch_files.unwrap_or(INDEX_BATCH).max(1);
+    for (n, batch) in inputs.chunks(index_batch).enumerate() {
+        let pass = load::first_pass(batch, n * index_batch, &kustomizations, &load_options);
+        index.absorb(pass, version, &locations);
+    }
+    index.summary.files += claimed_inputs;
+    let (mut read_vms, streamed_vms) = index.absorb_rendered(rendering, version, &locations);
+
+    let profile = cluster_profile(&index.referenced, version, &settings.config);
+    warnings.extend(crate::cluster::hyperconverged::machine_type_note(
+        &index.referenced,
+        &profile,
+    ));
+    let object_index = Index::build(&index.referenced);
+    let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
+    index.pending.add(settings.config.findings.iter().cloned());
+    index.pending.add(catalog.findings.iter().cloned());
+    index.pending.add(crate::cluster::hyperconverged::findings(
+        &index.referenced,
+        version,
+        cluster_setting(&settings.config),
+        settings.config.hyperconverged,
+        settings
+            .drift_policy
+            .severity(crate::rules::DriftKind::ClusterDefault),
+    ));
+    index.pending.add(catalog_source::overwritten_by_operator(
+        &index.referenced,
+        &catalog,
+        &profile,
+    ));
+
+    let spec_cache = SpecCache::default();
+    let pass = VmPass {
+        repo: Repo {
+            objects: &index.referenced,
+            index: &object_index,
+            catalog: &catalog,
+            version: profile.version,
+            specs: &spec_cache,
+        },
+        profile: &profile,
+        locations: &locations,
+        kustomizations: &kustomizations,
+        load_options: &load_options,
+        wanted: vm::Wanted {
+            rendered: !options.skip_rendered,
+            fixes: options.with_fixes,
+        },
+        drift_policy: settings.drift_policy,
+    };
+    let mut summary = index.summary;
+    let mut pending = index.pending;
+    let mut duplicates = index.duplicates;
+    // Rendered VMs point into files of their own; their findings wait in `pending` for their
+    // files' turn like the index pass's. Those of built units are read again from the units'
+    // outputs a batch of units at a time; all are seen by the duplicate check in the order
+    // the units stage gave them.
+    let unit_batch = options.batch_files.unwrap_or(UNIT_BATCH).max(1);
+    let unit_batches = (0..streamed_vms.units())
+        .step_by(unit_batch)
+        .map(|first| first..streamed_vms.units().min(first + unit_batch));
+    let analyse = |object: Object| {
+        let result = pass.analyse_objects(std::slice::from_ref(&object));
+        (object, result)
+    };
+    let mut rendered_findings = Vec::new();
+    let read_batch = std::iter::once(None);
+    for batch in read_batch.chain(unit_batches.map(Some)) {
+        let analysed: Vec<(Object, FileVms)> = match batch {
+            None => read_vms.par_drain(..).map(&analyse).collect(),
+            Some(units) => units
+                .into_par_iter()
+                .flat_map_iter(|unit| streamed_vms.read(unit))
+                .map(&analyse)
+                .collect(),
+        };
+        for (object, result) in analysed {
+            let mut findings = result.findings;
+            findings.extend(
+                result
+                    .identities
+                    .into_iter()
+                    .filter_map(|identity| duplicates.see(identity)),
+            );
+            rendered_findings.extend(in_unit(&object, findings));
+            summary.vms += result.vms;
+            summary.rendered += result.renders;
+            for rendered in result.rendered {
+                sink.rendered(rendered);
+            }
+        }
+    }
+    drop(streamed_vms);
+    pending.add(crate::diag::merge_instances(rendered_findings));
+    let mut vms = index.vms;
+    let mut deferred = index.deferred;
+    let batch_size = if index.streamable {
+        options.batch_files.unwrap_or(VM_BATCH).max(1)
+    } else {
+        usize::MAX
+    };
+    let mut finisher = Finisher {
+        config: &settings.config,
+        rule_filter: &settings.rule_filter,
+        baseline,
+        summary: &mut summary,
+    };
+
+    // A batch ends after `batch_size` files with VMs (or at the last file).
+    let mut batches = Vec::new();
+    let mut end = 0;
+    while end < inputs.len() {
+        let mut work = Vec::new();
+        while end < inputs.len() && work.len() < batch_size {
+            let display = inputs[end].display();
+            let file_vms = vms.remove(display).unwrap_or_default();
+            let file_deferred = deferred.remove(&end);
+            if !file_vms.is_empty() || file_deferred.is_some() {
+                work.push((end, file_deferred, file_vms));
+            }
+            end += 1;
+        }
+        batches.push((end, work));
+    }
+    let inputs = &inputs;
+    let mut report = |end: usize, results: Vec<FileVms>| -> Result<(), Error> {
+        let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
+        findings.reserve(
+            results
+                .iter()
+                .map(|result| result.findings.len() + result.identities.len())
+                .sum(),
+        );
+        for result in results {
+            findings.extend(result.findings);
+            findings.extend(
+                result
+                    .identities
+                    .into_iter()
+                    .filter_map(|identity| duplicates.see(identity)),
+            );
+            finisher.summary.objects += result.objects;
+            finisher.summary.vms += result.vms;
+            finisher.summary.rendered += result.renders;
+            for rendered in result.rendered {
+                sink.rendered(rendered);
+            }
+        }
+        finisher.finish(findings, &suppressions, sink)
+    };
+    // Each batch is analysed while the one before it is reported, in order.
+    let mut analysed: Option<(usize, Vec<FileVms>)> = None;
+    for (end, work) in batches {
+        let results = std::thread::scope(|scope| -> Result<Vec<FileVms>, Error> {
+            let analysis = scope.spawn(|| {
+                work.into_par_iter()
+                    .map(|(position, file_deferred, file_vms)| {
+                        pass.analyse_file(&inputs[position], file_deferred.as_ref(), file_vms)
+                    })
+                    .collect::<Vec<FileVms>>()
+            });
+            if let Some((before, results)) = analysed.take() {
+                report(before, results)?;
+            }
+            Ok(analysis
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })?;
+        analysed = Some((end, results));
+    }
+    if let Some((end, results)) = analysed {
+        report(end, results)?;
+    }
+    // Findings about files that are not inputs: the configuration file, the catalog.
+    let (findings, suppressions) = pending.take(None);
+    finisher.finish(findings, &suppressions, sink)?;
+    if let Some(problem) = locations.unreadable() {
+        return Err(Error::Io(format!("--schema-location: {problem}")));
+    }
+
+    let mut sources = index.sources;
+    if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
+        sources.push((Arc::clone(file), Arc::clone(text)));
+    }
+    if options.keep_sources {
+        sources.extend(catalog.sources.iter().cloned());
+    }
+    Ok(Outcome {
+        summary,
+        sources,
+        profile,
+        warnings,
+        unit_files,
+        drift_policy: settings.drift_policy,
+    })
+}
+
+#[cfg(test)]
+mod tests;
