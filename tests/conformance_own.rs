@@ -27,10 +27,11 @@ const OWN: &str = "testdata/conformance/own";
 /// The releases kvlint verifies (README, "What kvlint reproduces"): each must have its folder.
 const VERIFIED: [&str; 6] = ["v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 
-const BEFORE_V1_6: &[&str] = &["v1.4", "v1.5"];
-const BEFORE_V1_8: &[&str] = &["v1.4", "v1.5", "v1.6", "v1.7"];
-const BEFORE_V1_9: &[&str] = &["v1.4", "v1.5", "v1.6", "v1.7", "v1.8"];
+const BEFORE_V1_6: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5"];
+const BEFORE_V1_8: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7"];
+const BEFORE_V1_9: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7", "v1.8"];
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
+const NOT_YET_VERIFIED: &[&str] = &["v1.2", "v1.3"];
 
 /// A VM field the release's own VirtualMachine CRD does not declare: that release's API server
 /// refuses it ("... in body is a forbidden property") and its expand drops it, while kvlint
@@ -38,6 +39,8 @@ const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 /// exist for instance types and preferences only, src/schema/releases.rs).
 const NEWER_VM_FIELD: &str =
     "a VM field newer than the release: kvlint has no per-release VirtualMachine schema";
+
+const PENDING: &str = "v1.2/v1.3: not a verified release yet";
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
@@ -78,6 +81,69 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         "KubeVirt names the field spec.domain.devices.interfaces[0].slirp (the network validator \
          is built with the path `spec` for the VMI template, vms-admitter.go); kvlint reports the \
          real field, and takes a finding's location from the cause's field (src/check/vm.rs)",
+    ),
+    // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
+    // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,
+    // revisions, ...) is being brought to KubeVirt's separately. Their expected outputs are here
+    // so that each fix shows; the consistency test fails when an entry below starts agreeing.
+    ("006-it-gpus", NOT_YET_VERIFIED, PENDING),
+    ("101-pref-disk-bus-many-disks", NOT_YET_VERIFIED, PENDING),
+    ("102-pref-interface-e1000e", NOT_YET_VERIFIED, PENDING),
+    ("103-pref-topology-sockets-six", NOT_YET_VERIFIED, PENDING),
+    ("104-pref-spread-ratio-3", NOT_YET_VERIFIED, PENDING),
+    ("105-pref-machine-type", NOT_YET_VERIFIED, PENDING),
+    ("106-pref-machine-empty-section", NOT_YET_VERIFIED, PENDING),
+    ("107-pref-efi-no-secure-boot", NOT_YET_VERIFIED, PENDING),
+    ("108-pref-use-efi-deprecated", NOT_YET_VERIFIED, PENDING),
+    ("109-pref-video-type", NOT_YET_VERIFIED, PENDING),
+    ("110-pref-panic-device-model", NOT_YET_VERIFIED, PENDING),
+    ("111-pref-architecture-arm64", NOT_YET_VERIFIED, PENDING),
+    ("112-pref-requires-architecture", NOT_YET_VERIFIED, PENDING),
+    ("113-pref-launch-security", NOT_YET_VERIFIED, PENDING),
+    ("114-pref-clock-timezone", NOT_YET_VERIFIED, PENDING),
+    ("115-pref-termination-grace", NOT_YET_VERIFIED, PENDING),
+    ("116-pref-annotations", NOT_YET_VERIFIED, PENDING),
+    ("117-pref-tpm-persistent", NOT_YET_VERIFIED, PENDING),
+    ("118-pref-hyperv", NOT_YET_VERIFIED, PENDING),
+    (
+        "119-pref-requirements-memory-unmet-vm",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    (
+        "120-pref-requirements-cpu-met-by-vm-topology",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    ("213-rev-both-revisions", NOT_YET_VERIFIED, PENDING),
+    ("221-drift-kind-omitted", NOT_YET_VERIFIED, PENDING),
+    ("224-drift-pci-topology-s390x", &["v1.2"], PENDING),
+    ("301-obj-pref-topology-unknown", NOT_YET_VERIFIED, PENDING),
+    (
+        "302-obj-pref-spread-across-unknown",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    (
+        "303-obj-pref-prefer-any-deprecated",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    (
+        "306-obj-pref-cores-threads-ratio-3",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    (
+        "608-storage-downward-metrics-volume",
+        NOT_YET_VERIFIED,
+        PENDING,
+    ),
+    ("903-arch-s390x-machine-default", &["v1.2"], PENDING),
+    (
+        "907-arch-instancetype-arm64-pref",
+        NOT_YET_VERIFIED,
+        PENDING,
     ),
     (
         "506-net-macvtap-discontinued-gate",
@@ -198,23 +264,22 @@ struct Totals {
     scored: usize,
     by_score: std::collections::BTreeMap<(String, &'static str), usize>,
     failures: Vec<String>,
+    /// Listed in NOT_SCORED at a release where kvlint now agrees with KubeVirt.
+    agreeing_but_listed: Vec<String>,
 }
 
 fn score_all(releases: &[String], cases: &[String]) -> Totals {
+    // Listed cases run too, so that one that starts agreeing with KubeVirt is reported.
     let work: Vec<(&String, &String)> = releases
         .iter()
-        .flat_map(|r| {
-            cases
-                .iter()
-                .filter(|c| !not_scored(c, r))
-                .map(move |c| (r, c))
-        })
+        .flat_map(|r| cases.iter().map(move |c| (r, c)))
         .collect();
     let next = AtomicUsize::new(0);
     let totals = Mutex::new(Totals {
         scored: 0,
         by_score: std::collections::BTreeMap::new(),
         failures: Vec::new(),
+        agreeing_but_listed: Vec::new(),
     });
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     std::thread::scope(|scope| {
@@ -229,6 +294,12 @@ fn score_all(releases: &[String], cases: &[String]) -> Totals {
                     let mut scores = score_case(&expected, &outputs);
                     scores.extend(score_objects(&verdicts, &outputs));
                     let mut totals = totals.lock().unwrap();
+                    if not_scored(case, release) {
+                        if scores.iter().all(|score| score.outcome.is_ok()) {
+                            totals.agreeing_but_listed.push(format!("{release} {case}"));
+                        }
+                        continue;
+                    }
                     for score in scores {
                         totals.scored += 1;
                         *totals
@@ -248,6 +319,7 @@ fn score_all(releases: &[String], cases: &[String]) -> Totals {
     });
     let mut totals = totals.into_inner().unwrap();
     totals.failures.sort();
+    totals.agreeing_but_listed.sort();
     totals
 }
 
@@ -314,6 +386,11 @@ fn own_cases_score_as_kubevirt_behaves_at_every_release() {
             assert!(n >= 5, "{release}: only {n} {score} scores");
         }
     }
+    assert!(
+        totals.agreeing_but_listed.is_empty(),
+        "kvlint now agrees with KubeVirt on cases NOT_SCORED lists; remove them there:\n{}",
+        totals.agreeing_but_listed.join("\n")
+    );
     assert!(
         totals.failures.is_empty(),
         "{} of {} scores failed:\n{}",
