@@ -123,21 +123,39 @@ pub(super) fn downward_metrics(cx: &mut Ctx) {
     }
 }
 
+/// virtiofs volumes behind their gates (vmi-create-admitter.go, `validateVirtioFsVolumes`):
+/// none before v1.5; config and storage volumes each behind a gate, or the old
+/// ExperimentalVirtiofsSupport one, from v1.5 to v1.7; storage volumes only from v1.8, where the
+/// config volumes' gate went GA.
 pub(super) fn virtiofs(cx: &mut Ctx) {
+    let version = cx.profile.version;
+    if !version.at_least(1, 5) {
+        return;
+    }
+    let old_gate = !version.at_least(1, 8) && cx.gate("ExperimentalVirtiofsSupport");
     let volumes = array_at(cx.spec, &["volumes"]);
     for filesystem in cx.devices("filesystems") {
         let name = str_at(filesystem, &["name"]);
         let Some(volume) = volumes.iter().rev().find(|v| str_at(v, &["name"]) == name) else {
             continue;
         };
+        let config = ["configMap", "secret", "serviceAccount", "downwardAPI"]
+            .iter()
+            .any(|kind| is_set_at(volume, &[kind]));
         let storage =
             is_set_at(volume, &["persistentVolumeClaim"]) || is_set_at(volume, &["dataVolume"]);
-        if storage && !cx.gate("EnableVirtioFsStorageVolumes") {
-            cx.push(
-                ts!("domain.devices.filesystems"),
-                "virtiofs is not allowed: virtiofs feature gate is not enabled for PVC",
-            );
-        }
+        let message = if config
+            && !version.at_least(1, 8)
+            && !old_gate
+            && !cx.gate("EnableVirtioFsConfigVolumes")
+        {
+            "virtiofs is not allowed: virtiofs feature gate is not enabled for config volumes"
+        } else if storage && !old_gate && !cx.gate("EnableVirtioFsStorageVolumes") {
+            "virtiofs is not allowed: virtiofs feature gate is not enabled for PVC"
+        } else {
+            continue;
+        };
+        cx.push(ts!("domain.devices.filesystems"), message);
     }
 }
 

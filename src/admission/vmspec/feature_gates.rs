@@ -26,7 +26,13 @@ pub(super) fn gate(profile: &ClusterProfile, name: &str) -> bool {
     profile.has_feature_gate(name) || (default_on && !profile.has_disabled_feature_gate(name))
 }
 
+/// At v1.4 the VM admitter computed these causes and then overwrote them with the network
+/// validator's (`causes = netValidator.ValidateCreation()`, vms-admitter.go at v1.4.0): a VM
+/// using a discontinued binding with its gate still configured was admitted.
 pub(super) fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+    if !profile.version.at_least(1, 5) {
+        return Vec::new();
+    }
     let uses = |binding: &str| {
         array_at(spec, &["domain", "devices", "interfaces"])
             .iter()
@@ -46,4 +52,28 @@ pub(super) fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile)
         })
         .map(|message| Cause::new("", message))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::admission::vmspec::test_support::{one, profile, run_vm};
+
+    /// vms-admitter.go at v1.4.0 overwrites the discontinued-gate causes with the network
+    /// validator's; v1.5.0 returns them.
+    #[test]
+    fn a_discontinued_binding_with_its_gate_is_refused_from_v1_5() {
+        let vm = json!({"spec": {"template": {"spec": {
+            "domain": {"devices": {"interfaces": [{"name": "default", "passt": {}}]}}
+        }}}});
+        assert_eq!(run_vm(&vm, &profile((1, 4), &["Passt"]), true), vec![]);
+        assert_eq!(
+            run_vm(&vm, &profile((1, 5), &["Passt"]), true),
+            one(
+                "",
+                "Passt network binding is discontinued since v1.3. Please refer to Kubevirt user guide for alternatives."
+            )
+        );
+    }
 }

@@ -8,6 +8,7 @@ use super::context::Ctx;
 use super::read::{architecture, go_list};
 use super::storage::disks::disks;
 use super::storage::volumes::validate_path;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at};
 
 /// `filepath.Match` for the `*` and `?` patterns of emulated machine lists.
@@ -26,10 +27,13 @@ fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
     }
 }
 
-fn emulated_machines(arch: &str) -> &'static [&'static str] {
+/// The default emulated machines per architecture (virt-config.go); ppc64le had its own until
+/// v1.7 removed the architecture.
+fn emulated_machines(arch: &str, version: KubeVirtVersion) -> &'static [&'static str] {
     match arch {
         "arm64" => &["virt*"],
         "s390x" => &["s390-ccw-virtio*"],
+        "ppc64le" if !version.at_least(1, 7) => &["pseries*"],
         _ => &["q35*", "pc-q35*"],
     }
 }
@@ -39,7 +43,7 @@ pub(super) fn emulated_machine(cx: &mut Ctx) {
     if machine.is_empty() {
         return;
     }
-    let allowed = emulated_machines(architecture(cx.spec, cx.profile));
+    let allowed = emulated_machines(architecture(cx.spec, cx.profile), cx.profile.version);
     let mut configured = cx
         .profile
         .machine_type

@@ -76,6 +76,8 @@ mod memory;
 mod names;
 mod network;
 mod read;
+#[cfg(test)]
+mod release_differences_tests;
 mod storage;
 #[cfg(test)]
 mod test_support;
@@ -103,7 +105,7 @@ pub(super) fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Ve
         if !causes.is_empty() {
             return causes;
         }
-        let causes = discontinued_bindings(spec);
+        let causes = discontinued_bindings(spec, profile.version);
         if !causes.is_empty() {
             return causes;
         }

@@ -4,19 +4,30 @@ use serde_json::Value;
 
 use crate::admission::Cause;
 use crate::admission::vmspec::TEMPLATE_SPEC;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::model::value::{array_at, is_set_at};
 
-pub(in crate::admission::vmspec) fn discontinued_bindings(spec: &Value) -> Vec<Cause> {
+/// Up to v1.7 only slirp was refused here; passt and macvtap were still validated as bindings
+/// behind their gates (`Validator.ValidateCreation`, pkg/network/admitter/validator.go at v1.7.0).
+pub(in crate::admission::vmspec) fn discontinued_bindings(
+    spec: &Value,
+    version: KubeVirtVersion,
+) -> Vec<Cause> {
+    let bindings: &[(&str, &str)] = if version.at_least(1, 8) {
+        &[
+            ("slirp", "Slirp interface support"),
+            ("passt", "Passt network binding"),
+            ("macvtap", "Macvtap network binding"),
+        ]
+    } else {
+        &[("slirp", "Slirp interface support")]
+    };
     let mut causes = Vec::new();
     for (idx, iface) in array_at(spec, &["domain", "devices", "interfaces"])
         .iter()
         .enumerate()
     {
-        for (binding, name) in [
-            ("slirp", "Slirp interface support"),
-            ("passt", "Passt network binding"),
-            ("macvtap", "Macvtap network binding"),
-        ] {
+        for &(binding, name) in bindings {
             if is_set_at(iface, &[binding]) {
                 causes.push(Cause::new(
                     format!("{TEMPLATE_SPEC}.domain.devices.interfaces[{idx}].{binding}"),

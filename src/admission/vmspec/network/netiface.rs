@@ -19,13 +19,15 @@ pub(super) fn interface_states(cx: &mut Ctx, networks: &[Value], interfaces: &[V
     for (idx, iface) in interfaces.iter().enumerate() {
         let (name, state) = (str_at(iface, &["name"]), str_at(iface, &["state"]));
         let field = iface_field(idx, "state");
-        if !matches!(state, "" | "absent" | "down" | "up") {
+        // Link state (`up`, `down`) arrived in v1.5 (admit.go, `validateInterfaceStateValue`).
+        let link_state = cx.profile.version.at_least(1, 5);
+        if !(matches!(state, "" | "absent") || link_state && matches!(state, "down" | "up")) {
             cx.push(
                 field.clone(),
                 format!("logical {name} interface state value is unsupported: {state}"),
             );
         }
-        if is_set_at(iface, &["sriov"]) && matches!(state, "down" | "up") {
+        if link_state && is_set_at(iface, &["sriov"]) && matches!(state, "down" | "up") {
             cx.push(
                 field.clone(),
                 format!("{name:?} interface's state {state:?} is not supported for SR-IOV NICs"),

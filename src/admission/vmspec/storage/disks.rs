@@ -20,7 +20,9 @@ pub(in crate::admission::vmspec) fn boot_order(cx: &mut Ctx) {
         let name = str_at(disk, &["name"]);
         let volume = volumes.iter().rev().find(|v| str_at(v, &["name"]) == name);
         if volume.is_none() {
-            if !is_set_at(disk, &["cdrom"]) {
+            // An empty CD-ROM is allowed from v1.6, behind DeclarativeHotplugVolumes.
+            let empty_cdrom = cx.profile.version.at_least(1, 6) && is_set_at(disk, &["cdrom"]);
+            if !empty_cdrom {
                 cx.push(
                     format!("{field}.name"),
                     format!("{field}.Name '{name}' not found."),
