@@ -930,6 +930,15 @@ fn analyze_vm_unreconciled<'a>(
             analysis.push(finding);
             None
         }
+        Err(ExpandError::Find { field, message }) => {
+            let finding = analysis
+                .view
+                .finding(&rules::EXPAND_FAILED, &FieldPath::parse(&field), message)
+                .with_kubevirt_field(field)
+                .with_help("up to KubeVirt v1.3, expand (virtctl expand) looks the preference up as written, before the mutating webhook defaults its kind: write the kind");
+            analysis.push(finding);
+            None
+        }
         Err(ExpandError::Defaults(message)) => {
             let finding = analysis.view.finding(
                 &rules::EXPAND_FAILED,
