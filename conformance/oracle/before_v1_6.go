@@ -1,6 +1,6 @@
-//go:build kubevirt_v1_4 || kubevirt_v1_5
+//go:build kubevirt_v1_0 || kubevirt_v1_1 || kubevirt_v1_2 || kubevirt_v1_3 || kubevirt_v1_4 || kubevirt_v1_5
 
-// What differs at v1.4 and v1.5: gomock from github.com/golang/mock, the instance type and
+// What differs up to v1.5: gomock from github.com/golang/mock, the instance type and
 // preference admitters in virt-api's admitters package, and instancetype.kubevirt.io
 // v1alpha1 and v1alpha2 still served (stored as v1beta1, see storedType).
 
@@ -45,13 +45,13 @@ type admitFunc func(context.Context, *admissionv1.AdmissionReview) *admissionv1.
 func objectAdmitter(kind string) (string, admitFunc) {
 	switch kind {
 	case "VirtualMachineInstancetype":
-		return instancetypeapi.PluralResourceName, (&admitters.InstancetypeAdmitter{}).Admit
+		return instancetypeapi.PluralResourceName, contextual((&admitters.InstancetypeAdmitter{}).Admit)
 	case "VirtualMachineClusterInstancetype":
-		return instancetypeapi.ClusterPluralResourceName, (&admitters.ClusterInstancetypeAdmitter{}).Admit
+		return instancetypeapi.ClusterPluralResourceName, contextual((&admitters.ClusterInstancetypeAdmitter{}).Admit)
 	case "VirtualMachinePreference":
-		return instancetypeapi.PluralPreferenceResourceName, (&admitters.PreferenceAdmitter{}).Admit
+		return instancetypeapi.PluralPreferenceResourceName, contextual((&admitters.PreferenceAdmitter{}).Admit)
 	case "VirtualMachineClusterPreference":
-		return instancetypeapi.ClusterPluralPreferenceResourceName, (&admitters.ClusterPreferenceAdmitter{}).Admit
+		return instancetypeapi.ClusterPluralPreferenceResourceName, contextual((&admitters.ClusterPreferenceAdmitter{}).Admit)
 	}
 	return "", nil
 }

@@ -19,11 +19,7 @@ import (
 	snapshotv1 "github.com/kubernetes-csi/external-snapshotter/client/v4/apis/volumesnapshot/v1"
 	virtv1 "kubevirt.io/api/core/v1"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
-	cdifake "kubevirt.io/client-go/containerizeddataimporter/fake"
-	snapshotfake "kubevirt.io/client-go/externalsnapshotter/fake"
 	"kubevirt.io/client-go/kubecli"
-	kubevirtfake "kubevirt.io/client-go/kubevirt/fake"
-	instancetypeclient "kubevirt.io/client-go/kubevirt/typed/instancetype/v1beta1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"kubevirt.io/kubevirt/pkg/testutils"
@@ -181,9 +177,9 @@ func newCluster(objects []runtime.Object) *cluster {
 		review.Status.Allowed = true
 		return true, review, nil
 	})
-	kubevirtClient := kubevirtfake.NewSimpleClientset(kubevirtObjects...)
-	cdiClient := cdifake.NewSimpleClientset(cdiObjects...)
-	snapshotClient := snapshotfake.NewSimpleClientset(snapshotObjects...)
+	kubevirtClient := newKubevirtFake(kubevirtObjects...)
+	cdiClient := newCDIFake(cdiObjects...)
+	snapshotClient := newSnapshotFake(snapshotObjects...)
 	for _, fake := range []*k8stesting.Fake{&k8sClient.Fake, &kubevirtClient.Fake, &cdiClient.Fake, &snapshotClient.Fake} {
 		fake.PrependReactor("get", "*", refuseEmptyName)
 	}
@@ -196,11 +192,11 @@ func newCluster(objects []runtime.Object) *cluster {
 	expect.CdiClient().Return(cdiClient).AnyTimes()
 	expect.KubernetesSnapshotClient().Return(snapshotClient).AnyTimes()
 	expect.GeneratedKubeVirtClient().Return(kubevirtClient).AnyTimes()
-	expect.VirtualMachineInstancetype(anyArgument()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachineInstancetypeInterface {
+	expect.VirtualMachineInstancetype(anyArgument()).DoAndReturn(func(namespace string) instancetypesClient {
 		return kubevirtClient.InstancetypeV1beta1().VirtualMachineInstancetypes(namespace)
 	}).AnyTimes()
 	expect.VirtualMachineClusterInstancetype().Return(kubevirtClient.InstancetypeV1beta1().VirtualMachineClusterInstancetypes()).AnyTimes()
-	expect.VirtualMachinePreference(anyArgument()).DoAndReturn(func(namespace string) instancetypeclient.VirtualMachinePreferenceInterface {
+	expect.VirtualMachinePreference(anyArgument()).DoAndReturn(func(namespace string) preferencesClient {
 		return kubevirtClient.InstancetypeV1beta1().VirtualMachinePreferences(namespace)
 	}).AnyTimes()
 	expect.VirtualMachineClusterPreference().Return(kubevirtClient.InstancetypeV1beta1().VirtualMachineClusterPreferences()).AnyTimes()

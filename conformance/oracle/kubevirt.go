@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,7 +119,7 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 		return admission{verdict: verdictOf("mutating", response)}, nil
 	}
 	if len(response.Patch) > 0 {
-		patch, err := jsonpatch.DecodePatch(response.Patch)
+		patch, err := decodeJSONPatch(response.Patch)
 		if err != nil {
 			return admission{}, fmt.Errorf("oracle: mutating patch: %w", err)
 		}

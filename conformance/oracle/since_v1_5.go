@@ -1,4 +1,4 @@
-//go:build !kubevirt_v1_4
+//go:build !kubevirt_v1_0 && !kubevirt_v1_1 && !kubevirt_v1_2 && !kubevirt_v1_3 && !kubevirt_v1_4
 
 // The VirtualMachine webhooks and expand from v1.5 on: constructors in the mutators and
 // admitters packages, expand in pkg/instancetype/expand.

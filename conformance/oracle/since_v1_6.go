@@ -1,4 +1,4 @@
-//go:build !kubevirt_v1_4 && !kubevirt_v1_5
+//go:build !kubevirt_v1_0 && !kubevirt_v1_1 && !kubevirt_v1_2 && !kubevirt_v1_3 && !kubevirt_v1_4 && !kubevirt_v1_5
 
 // What differs from v1.6 on: gomock from go.uber.org, the instance type and preference
 // admitters in pkg/instancetype, and only instancetype.kubevirt.io/v1beta1 served.

@@ -16,8 +16,10 @@ pub(crate) use instancetype::apply as apply_instancetype;
 pub(crate) use preference::ApplyPanic;
 
 use crate::cluster::profile::ClusterProfile;
+use crate::cluster::version::KubeVirtVersion;
 use crate::model::value::{Fields, Obj, child};
 use crate::model::{InstancetypeSpec, PreferenceSpec};
+use crate::model::{Matcher, MatcherRole};
 
 /// The instance type and preference a VM resolved to.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,6 +36,11 @@ pub enum ExpandError {
     Defaults(String),
     /// KubeVirt's code panics.
     Panic(String),
+    /// The instance type or preference of the VM as sent cannot be looked up.
+    Find {
+        field: String,
+        message: String,
+    },
 }
 
 #[cfg(test)]
@@ -41,7 +48,9 @@ impl ExpandError {
     pub(crate) fn message(&self) -> String {
         match self {
             Self::Conflicts(conflicts) => conflicts_message(conflicts),
-            Self::Defaults(message) | Self::Panic(message) => message.clone(),
+            Self::Defaults(message) | Self::Panic(message) | Self::Find { message, .. } => {
+                message.clone()
+            }
         }
     }
 }
@@ -115,6 +124,9 @@ pub fn expand(
         return Ok(expanded);
     }
     let version = profile.version;
+    if let Some(error) = preference_kind_refused_as_sent(&expanded, version) {
+        return Err(error);
+    }
     with_template(&mut expanded, |spec, metadata| {
         if version.at_least(1, 4) {
             defaults::default_volume_disks(spec);
@@ -140,6 +152,28 @@ pub fn expand(
         status.remove("preferenceRef");
     }
     Ok(expanded)
+}
+
+/// Up to v1.3 expand finds the preference of the VM as sent, before the mutating webhook
+/// has defaulted its kind, and that lookup has no case for an empty kind (KubeVirt v1.3.0
+/// `pkg/instancetype/instancetype.go`, `FindPreferenceSpec`; the instance type lookup has
+/// always taken an empty kind as the cluster kind). A revision name is looked up without the
+/// kind.
+fn preference_kind_refused_as_sent(vm: &Value, version: KubeVirtVersion) -> Option<ExpandError> {
+    if version.at_least(1, 4) {
+        return None;
+    }
+    let matcher = vm
+        .field("spec")
+        .and_then(|spec| spec.field(MatcherRole::Preference.field()))
+        .and_then(Matcher::from_json)?;
+    (matcher.kind.is_empty() && matcher.revision_name.is_empty()).then(|| ExpandError::Find {
+        field: "spec.preference.kind".to_owned(),
+        message: format!(
+            "got unexpected kind in {}: ",
+            MatcherRole::Preference.go_type()
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -182,6 +216,37 @@ mod tests {
             error.message(),
             "VM field(s) spec.template.spec.nodeSelector, spec.template.spec.schedulerName, spec.template.spec.domain.resources.requests.cpu, spec.template.spec.domain.resources.limits.cpu, spec.template.spec.domain.cpu.sockets, spec.template.spec.domain.cpu.cores, spec.template.spec.domain.cpu.model, spec.template.spec.domain.memory.guest, spec.template.spec.domain.ioThreadsPolicy, spec.template.spec.domain.devices.gpus, spec.template.spec.domain.devices.hostDevices, annotations.b conflicts with selected instance type"
         );
+    }
+
+    /// KubeVirt v1.3.0 `pkg/instancetype/instancetype.go`, `FindPreferenceSpec`: no case for an
+    /// empty kind, so expand of a VM as sent fails; v1.4.0 takes it as the cluster kind.
+    #[test]
+    fn up_to_v1_3_expand_refuses_a_preference_without_kind() {
+        let preference = PreferenceSpec::default();
+        let specs = Specs {
+            instancetype: None,
+            preference: Some(&preference),
+        };
+        let vm =
+            |matcher: Value| json!({"spec": {"preference": matcher, "template": {"spec": {}}}});
+        let at = |minor, matcher: Value| {
+            let profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+            expand(vm(matcher), specs, true, &profile)
+        };
+        for minor in 0..=3 {
+            assert_eq!(
+                at(minor, json!({"name": "p"})).unwrap_err(),
+                ExpandError::Find {
+                    field: "spec.preference.kind".to_owned(),
+                    message: "got unexpected kind in PreferenceMatcher: ".to_owned(),
+                },
+                "v1.{minor}"
+            );
+            let kinds = json!({"name": "p", "kind": "VirtualMachineClusterPreference"});
+            assert!(at(minor, kinds).is_ok(), "v1.{minor}");
+            assert!(at(minor, json!({"name": "p", "revisionName": "r"})).is_ok());
+        }
+        assert!(at(4, json!({"name": "p"})).is_ok());
     }
 
     #[test]

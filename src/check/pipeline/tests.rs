@@ -1,4 +1,3 @@
-
 use super::index_pass::{kept_for_the_run, referenced};
 use super::*;
 use crate::config::{CatalogChoice, ConfigChoice};

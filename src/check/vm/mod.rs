@@ -452,6 +452,14 @@ fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
                     .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message);
             analysis.push(finding);
         }
+        ExpandError::Find { field, message } => {
+            let finding = analysis
+                .view
+                .finding(&rules::EXPAND_FAILED, &FieldPath::parse(&field), message)
+                .with_kubevirt_field(field)
+                .with_help("up to KubeVirt v1.3, expand (virtctl expand) looks the preference up as written, before the mutating webhook defaults its kind: write the kind");
+            analysis.push(finding);
+        }
         ExpandError::Defaults(message) => {
             let finding = analysis.view.finding(
                 &rules::EXPAND_FAILED,
