@@ -73,14 +73,14 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         &["v1.6", "v1.7"],
         "KubeVirt names the field spec.template.spec.spec.domain.devices.gpus (pkg/dra/admitter at \
          v1.6.0 and v1.7.0); kvlint reports the real field, and takes a finding's location from \
-         the cause's field (src/check/vm.rs), so it cannot carry KubeVirt's text apart",
+         the cause's field (src/check/vm/), so it cannot carry KubeVirt's text apart",
     ),
     (
         "505-net-slirp-discontinued",
         &["*"],
         "KubeVirt names the field spec.domain.devices.interfaces[0].slirp (the network validator \
          is built with the path `spec` for the VMI template, vms-admitter.go); kvlint reports the \
-         real field, and takes a finding's location from the cause's field (src/check/vm.rs)",
+         real field, and takes a finding's location from the cause's field (src/check/vm/)",
     ),
     // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
     // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,
