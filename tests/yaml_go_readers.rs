@@ -30,12 +30,7 @@ fn read_by_kvlint(text: &str) -> Result<Vec<Value>, String> {
 
 /// Files kvlint does not yet read as kubectl does, each with the difference. The test fails when
 /// one of them starts to agree, so the list cannot outlive the difference.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
-    "literal-tab-in-content.yaml",
-    "go-yaml (libyaml's scanner) refuses a tab right after the spaces of a block scalar's first \
-     line while it is still counting the indentation; kvlint, following YAML 1.2, reads it as \
-     content",
-)];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[test]
 fn kvlint_reads_block_scalars_as_kubectl_reads_them() {

@@ -418,6 +418,11 @@ impl<'a> Scanner<'a> {
                     _ => return None,
                 }
             } else {
+                // go-yaml refuses a tab where the indentation is still being counted; saphyr
+                // reads it as content, and the builder reports it.
+                if content_indent.is_none() && raw.get(spaces) == Some(&b'\t') {
+                    return None;
+                }
                 let content = *content_indent.get_or_insert(spaces);
                 if spaces < content {
                     break;

@@ -159,6 +159,18 @@ impl<'a> Builder<'a> {
             .saturating_add(self.chunk.line_offset)
     }
 
+    /// Whether the block scalar whose content starts at `start` opens with a tab go-yaml
+    /// refuses (see `block_indent`).
+    fn refused_block_tab(&self, start: &Marker) -> bool {
+        let byte = match &self.char_bytes {
+            None => Some(start.index()),
+            Some(offsets) => offsets.get(start.index()).map(|&b| b as usize),
+        };
+        byte.is_some_and(|byte| {
+            super::block_indent::tab_in_detected_indentation(self.chunk.text, byte)
+        })
+    }
+
     fn char_at(&self, index: usize) -> Option<char> {
         match &self.char_bytes {
             None => self
@@ -364,11 +376,16 @@ impl<'a> Builder<'a> {
             match event {
                 Event::DocumentStart(_) => saw_document = true,
                 Event::Scalar(text, style, anchor, tag) => {
-                    let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
-                        self.trimmed_end(&span)
-                    } else {
-                        end
-                    };
+                    let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+                    if block && self.refused_block_tab(&span.start) {
+                        return Err(self.error(
+                            &span.start,
+                            "found a tab character where an indentation space is expected: \
+                             Kubernetes' YAML reader (go-yaml) refuses a tab right after the \
+                             indentation of a block scalar's first line; indent with spaces",
+                        ));
+                    }
+                    let end = if block { self.trimmed_end(&span) } else { end };
                     let cost = Cost::scalar(&text);
                     let node = self.scalar(text, style, tag.as_deref(), Span { start, end });
                     self.remember(anchor, &node);

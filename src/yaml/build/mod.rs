@@ -7,6 +7,7 @@ use super::split::{Chunk, split_documents};
 use super::{fast, flow_top};
 use builder::Builder;
 
+mod block_indent;
 mod builder;
 mod cost;
 
