@@ -10,24 +10,18 @@ use serde_json::{Value, json};
 use super::{MutateRefusal, Mutation, mutate};
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::k8s::{Index, Object};
-use crate::load::{LoadOptions, Loaded, load_documents};
+use crate::load::{LoadOptions, load_text};
 use crate::resolve::catalog_source::Catalog;
 use crate::resolve::{Repo, SpecCache};
-use crate::yaml::{Limits, parse_stream};
 
 /// The objects of `manifests`, as the loader reads them.
 fn objects(manifests: &str) -> Vec<Object> {
-    let mut loaded = Loaded::default();
-    let file: Arc<str> = Arc::from("cluster.yaml");
-    let documents = parse_stream(manifests, Limits::default());
-    load_documents(
-        &file,
+    load_text(
+        &Arc::from("cluster.yaml"),
         manifests,
-        documents,
         &LoadOptions::default(),
-        &mut loaded,
-    );
-    loaded.objects
+    )
+    .objects
 }
 
 /// The webhook's answer to creating (or updating) `vm` in a cluster holding `others`.

@@ -9,22 +9,16 @@ use std::sync::Arc;
 use super::check_object;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::Object;
-use crate::load::{LoadOptions, Loaded, load_documents};
-use crate::yaml::{Limits, parse_stream};
+use crate::load::{LoadOptions, load_text};
 
 const V1_9: KubeVirtVersion = KubeVirtVersion::LATEST;
 
 /// The one object of `manifest`, as the loader reads it.
 fn object(manifest: &str) -> Object {
-    let mut loaded = Loaded::default();
-    let file: Arc<str> = Arc::from("objects.yaml");
-    let documents = parse_stream(manifest, Limits::default());
-    load_documents(
-        &file,
+    let mut loaded = load_text(
+        &Arc::from("objects.yaml"),
         manifest,
-        documents,
         &LoadOptions::default(),
-        &mut loaded,
     );
     assert_eq!(loaded.objects.len(), 1, "{manifest}");
     loaded.objects.remove(0)

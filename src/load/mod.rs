@@ -233,6 +233,15 @@ fn skip_reason(
     None
 }
 
+/// Parses `text` (default limits) and loads its documents as the file `display`, outside any
+/// Kustomize tree.
+pub fn load_text(display: &Arc<str>, text: &str, options: &LoadOptions) -> Loaded {
+    let mut loaded = Loaded::default();
+    let docs = yaml::parse_stream(text, Limits::default());
+    load_documents(display, text, docs, options, &mut loaded);
+    loaded
+}
+
 /// Turns the parsed documents of one source text into objects and findings, outside any
 /// Kustomize tree (used for catalog bundles).
 pub fn load_documents(

@@ -84,9 +84,7 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         text.push_str(&crate::yaml::emit::to_yaml(object));
     }
     let file: Arc<str> = Arc::from(builtin_file());
-    let docs = crate::yaml::parse_stream(&text, crate::yaml::Limits::default());
-    let mut loaded = load::Loaded::default();
-    load::load_documents(&file, &text, docs, &LoadOptions::default(), &mut loaded);
+    let loaded = load::load_text(&file, &text, &LoadOptions::default());
     let index = Index::build(&loaded.objects);
     Catalog {
         objects: loaded.objects,

@@ -10,25 +10,19 @@ use serde_json::{Value, json};
 use super::{FindError, FindErrorKind, Origin, Repo, SpecCache, find};
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::{Index, Object};
-use crate::load::{LoadOptions, Loaded, load_documents};
+use crate::load::{LoadOptions, load_text};
 use crate::model::{Matcher, MatcherRole};
 use crate::resolve::catalog_source::Catalog;
-use crate::yaml::{Limits, parse_stream};
 
 const V1_9: KubeVirtVersion = KubeVirtVersion::LATEST;
 
 fn load(manifests: &str) -> Vec<Object> {
-    let mut loaded = Loaded::default();
-    let file: Arc<str> = Arc::from("cluster.yaml");
-    let documents = parse_stream(manifests, Limits::default());
-    load_documents(
-        &file,
+    load_text(
+        &Arc::from("cluster.yaml"),
         manifests,
-        documents,
         &LoadOptions::default(),
-        &mut loaded,
-    );
-    loaded.objects
+    )
+    .objects
 }
 
 /// An instance type or preference object of `kind` with guest CPUs `cpus` (instance types) or

@@ -3,17 +3,13 @@ use std::sync::Arc;
 use super::findings::suggest;
 use super::*;
 use crate::cluster::profile::KubeVirtVersion;
-use crate::load::{LoadOptions, Loaded, load_documents};
-use crate::yaml::{Limits, parse_stream};
+use crate::load::{LoadOptions, load_text};
 
 mod catalog;
 mod schema_locations;
 
 fn objects(text: &str) -> Vec<Object> {
-    let file: Arc<str> = Arc::from("test.yaml");
-    let docs = parse_stream(text, Limits::default());
-    let mut loaded = Loaded::default();
-    load_documents(&file, text, docs, &LoadOptions::default(), &mut loaded);
+    let loaded = load_text(&Arc::from("test.yaml"), text, &LoadOptions::default());
     assert!(
         !loaded.objects.is_empty(),
         "no object in {text}: {:#?}",

@@ -68,10 +68,7 @@ spec:
   preferredTerminationGracePeriodSeconds: 30
   requirements: [one, two, three]
 ";
-    let file: Arc<str> = Arc::from("preference.yaml");
-    let docs = crate::yaml::parse_stream(text, crate::yaml::Limits::default());
-    let mut loaded = load::Loaded::default();
-    load::load_documents(&file, text, docs, &LoadOptions::default(), &mut loaded);
+    let mut loaded = load::load_text(&Arc::from("preference.yaml"), text, &LoadOptions::default());
     let object = loaded.objects.pop().unwrap();
     assert!(referenced(&object));
     assert!(spare(&object.node) > 0, "the parse leaves spare capacity");
