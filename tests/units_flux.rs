@@ -3,11 +3,10 @@
 //! not a second time as a plain Kustomize root.
 
 mod common;
-
-use std::path::Path;
-use std::process::Command;
+mod units_support;
 
 use common::kustomize_available;
+use units_support::entry_points::check_json;
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -143,32 +142,13 @@ spec:
     ),
 ];
 
-fn check(dir: &Path) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-        .args([
-            "check",
-            ".",
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-            "--catalog",
-            "none",
-            "--no-cache",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    common::json_report(&output)
-}
-
 #[test]
 fn a_flux_kustomization_is_built_with_its_options_and_variables() {
     if !kustomize_available("a_flux_kustomization_is_built_with_its_options_and_variables") {
         return;
     }
     let repo = common::git_repository(FILES);
-    let report = check(repo.path());
+    let report = check_json(repo.path());
     let diagnostics = report["diagnostics"].as_array().unwrap();
     let code = |code: &str| -> Vec<&serde_json::Value> {
         diagnostics.iter().filter(|d| d["code"] == code).collect()
