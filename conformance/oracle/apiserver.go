@@ -157,3 +157,18 @@ func jsonFields(typ reflect.Type) map[string]reflect.Type {
 	}
 	return fields
 }
+
+// requestOf is a VM manifest as the API server decodes it, in its namespace.
+func requestOf(m manifest, namespace string) map[string]interface{} {
+	request, _ := pruneAsAPIServer(m.value, vmType).(map[string]interface{})
+	if request == nil {
+		request = map[string]interface{}{}
+	}
+	meta, _ := request["metadata"].(map[string]interface{})
+	if meta == nil {
+		meta = map[string]interface{}{}
+		request["metadata"] = meta
+	}
+	meta["namespace"] = namespace
+	return request
+}

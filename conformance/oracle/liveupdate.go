@@ -598,21 +598,6 @@ func (w *liveWorld) upsert(object runtime.Object) error {
 	return err
 }
 
-// requestOf is a VM manifest as the API server decodes it, in its namespace.
-func requestOf(m manifest, namespace string) map[string]interface{} {
-	request, _ := pruneAsAPIServer(m.value, vmType).(map[string]interface{})
-	if request == nil {
-		request = map[string]interface{}{}
-	}
-	meta, _ := request["metadata"].(map[string]interface{})
-	if meta == nil {
-		meta = map[string]interface{}{}
-		request["metadata"] = meta
-	}
-	meta["namespace"] = namespace
-	return request
-}
-
 // appliedRequest is what `kubectl apply` sends when the manifest changes from base to head:
 // head, plus what the server set on the stored object that base did not write and head does
 // not write either (the firmware UUID and serial the mutating webhook drew, annotations it

@@ -226,16 +226,7 @@ func vmLine(world *cluster, m manifest) (map[string]interface{}, error) {
 		"input": m.value,
 	}
 
-	request, _ := pruneAsAPIServer(m.value, vmType).(map[string]interface{})
-	if request == nil {
-		request = map[string]interface{}{}
-	}
-	meta, _ := request["metadata"].(map[string]interface{})
-	if meta == nil {
-		meta = map[string]interface{}{}
-		request["metadata"] = meta
-	}
-	meta["namespace"] = namespace
+	request := requestOf(m, namespace)
 	result, err := admitVM(world, request, m.name, namespace)
 	if err != nil {
 		return nil, err
