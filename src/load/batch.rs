@@ -54,7 +54,7 @@ fn top_level_value(rest: &str) -> &str {
 /// Whether a document's column-0 lines say `apiVersion: kubevirt.io/...` and
 /// `kind: VirtualMachine`, each exactly once. Anything else (flow style, JSON, several kinds)
 /// is parsed in the first pass.
-fn looks_like_vm(document: DocumentText<'_>) -> bool {
+pub fn looks_like_vm(document: DocumentText<'_>) -> bool {
     let (Some(kind), Some(api_version)) = (
         only_top_level_value(document.text, "kind:"),
         only_top_level_value(document.text, "apiVersion:"),

@@ -8,7 +8,9 @@ use rayon::prelude::*;
 mod batch;
 mod string_fields;
 
-pub use batch::{DeferredFile, FirstPass, deferred_objects, first_pass, kustomizations};
+pub use batch::{
+    DeferredFile, FirstPass, deferred_objects, first_pass, kustomizations, looks_like_vm,
+};
 
 use crate::diag::{Finding, Location, Related};
 use crate::k8s::{self, Kustomizations, Object};

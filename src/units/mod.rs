@@ -87,16 +87,29 @@ pub struct Rendering {
     pub streamed: StreamedUnits,
 }
 
+/// Which objects of built units the units stage does not keep (`Context::streamed`).
+#[derive(Clone, Copy)]
+pub struct Streamed {
+    /// The objects read but left in the build outputs.
+    pub object: fn(&Object) -> bool,
+    /// The documents not even parsed by the units stage: every object of such a document must
+    /// be one `object` picks.
+    pub document: fn(crate::yaml::DocumentText<'_>) -> bool,
+}
+
 /// The objects of built units that are not kept with the others (`Context::streamed`) but
-/// read again from the units' build outputs, a unit at a time, when the check comes to them:
-/// a repository's VMs rendered at once would hold most of a run's memory.
+/// read from the units' build outputs, a unit at a time, when the check comes to them: a
+/// repository's VMs rendered at once would hold most of a run's memory, and the documents
+/// that plainly hold them are parsed only then.
 #[derive(Default)]
 pub struct StreamedUnits {
     units: Vec<StreamedUnit>,
     objects: usize,
     displays: Arc<rendered::Displays>,
+    scanned: Arc<rendered::Scanned>,
+    keep_sources: bool,
     default_namespace: String,
-    streamed: Option<fn(&Object) -> bool>,
+    streamed: Option<Streamed>,
 }
 
 /// A built unit with streamed objects: what reading its output again needs.
@@ -104,8 +117,31 @@ struct StreamedUnit {
     job: Job,
     wrapper_dir: PathBuf,
     output: flux::jobs::PostBuilt,
-    /// The documents of the output that hold streamed objects, in order.
+    /// The documents of the output, read by the units stage, that hold streamed objects, in
+    /// order.
     documents: Vec<usize>,
+    /// The documents of the output the units stage left unread (`Streamed::document`), in
+    /// order.
+    unread: Vec<usize>,
+}
+
+/// A unit's streamed objects, and what reading its unread documents leaves for the report.
+#[derive(Debug, Default)]
+pub struct UnitRead {
+    /// In the order of the unit's output.
+    pub objects: Vec<Object>,
+    /// How many of `objects` come from documents read for the first time (the others were
+    /// counted by the units stage).
+    pub first_read: usize,
+    /// Helm releases among those (`units::helm`).
+    pub units: usize,
+    /// Findings about the unread documents and about suppression comments of the files
+    /// scanned for them.
+    pub findings: Vec<Finding>,
+    /// The suppression comments of the files no reading had scanned before.
+    pub suppressions: Vec<Suppression>,
+    /// The texts of those files, when sources are kept.
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl StreamedUnits {
@@ -114,28 +150,62 @@ impl StreamedUnits {
         self.units.len()
     }
 
-    /// How many streamed objects the units' outputs hold.
+    /// How many streamed objects the units stage read (those of unread documents are counted
+    /// by [`StreamedUnits::read`]).
     pub fn objects(&self) -> usize {
         self.objects
     }
 
-    /// The streamed objects of the `n`th unit, read again from its output: the same objects,
-    /// in the same order, as the first reading found (the rest of that reading, findings and
-    /// suppression comments, was reported then).
-    pub fn read(&self, n: usize) -> Vec<Object> {
+    /// The streamed objects of the `n`th unit, from its output: those the units stage read,
+    /// read again (the rest of that reading was reported then), and those of the documents it
+    /// left unread, with the rest of their reading. A file shared by several units is scanned
+    /// for suppression comments by the first reading that reads it, whichever it is.
+    pub fn read(&self, n: usize) -> UnitRead {
         let (Some(unit), Some(streamed)) = (self.units.get(n), self.streamed) else {
-            return Vec::new();
+            return UnitRead::default();
         };
-        let mut origins = rendered::Origins::known(Arc::clone(&self.displays));
-        let read = load_output(
-            &unit.job,
-            &unit.output,
-            &unit.wrapper_dir,
-            &self.default_namespace,
-            &mut origins,
-            &|document| unit.documents.binary_search(&document.index).is_ok(),
+        let mut origins = rendered::Origins::known(
+            Arc::clone(&self.displays),
+            Arc::clone(&self.scanned),
+            self.keep_sources,
         );
-        read.loaded.objects.into_iter().filter(streamed).collect()
+        let mut load = |documents: &[usize]| {
+            load_output(
+                &unit.job,
+                &unit.output,
+                &unit.wrapper_dir,
+                &self.default_namespace,
+                &mut origins,
+                &|document| documents.binary_search(&document.index).is_ok(),
+            )
+        };
+        let mut out = UnitRead::default();
+        let mut objects: Vec<(usize, Object)> = Vec::new();
+        if !unit.documents.is_empty() {
+            let again = load(&unit.documents);
+            objects.extend(
+                again
+                    .documents
+                    .into_iter()
+                    .zip(again.loaded.objects)
+                    .filter(|(_, object)| (streamed.object)(object)),
+            );
+        }
+        if !unit.unread.is_empty() {
+            let first = load(&unit.unread);
+            out.first_read = first.loaded.objects.len();
+            out.units = first.loaded.units;
+            out.findings = first.loaded.findings;
+            objects.extend(first.documents.into_iter().zip(first.loaded.objects));
+        }
+        // Stable: the objects of one document keep their order.
+        objects.sort_by_key(|(document, _)| *document);
+        out.objects = objects.into_iter().map(|(_, object)| object).collect();
+        let parts = origins.into_parts();
+        out.findings.extend(parts.findings);
+        out.suppressions = parts.suppressions;
+        out.sources = parts.sources;
+        out
     }
 }
 
@@ -154,7 +224,7 @@ pub struct Context<'a> {
     pub default_namespace: &'a str,
     pub keep_sources: bool,
     /// Objects not kept in `Rendering::objects` but left for `Rendering::streamed`.
-    pub streamed: Option<fn(&Object) -> bool>,
+    pub streamed: Option<Streamed>,
 }
 
 /// Finds the Kustomize roots among `inputs`, builds them in parallel, and returns their
@@ -305,9 +375,11 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     );
     rendering.streamed = StreamedUnits {
         default_namespace: context.default_namespace.to_owned(),
+        keep_sources: context.keep_sources,
         streamed: context.streamed,
         ..StreamedUnits::default()
     };
+    let left_unread = context.streamed.map(|streamed| streamed.document);
     for (job, key) in jobs.into_iter().zip(keys) {
         let root = &job.root;
         let Some(Built {
@@ -341,12 +413,13 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             &wrapper_dir,
             context.default_namespace,
             &mut origins,
-            &|_| true,
+            &|document| left_unread.is_none_or(|unread| !unread(document)),
         );
         origins.done(root);
         rendering.findings.append(&mut output.findings);
         let unit = Arc::clone(&job.unit);
         let (objects, streamed) = split_streamed(read.loaded.objects, read.documents, context);
+        let unread = read.unread;
         rendering.objects.extend(objects);
         rendering.findings.extend(read.loaded.findings);
         // Helm releases of raw-manifest charts among the rendered objects.
@@ -354,13 +427,15 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         rendering.claimed.extend(root.closure.iter().cloned());
         rendering.unit_files.insert(unit.path.clone(), job.files());
         rendering.units += 1;
-        if let Some((count, documents)) = streamed {
+        let (count, documents) = streamed.unwrap_or_default();
+        if count > 0 || !unread.is_empty() {
             rendering.streamed.objects += count;
             rendering.streamed.units.push(StreamedUnit {
                 job,
                 wrapper_dir,
                 output,
                 documents,
+                unread,
             });
         }
     }
@@ -369,6 +444,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         .extend(never_applied(&files, &roots, &plan.entry_points));
     let parts = origins.into_parts();
     rendering.streamed.displays = parts.displays;
+    rendering.streamed.scanned = parts.scanned;
     rendering.sources.extend(parts.sources);
     rendering.suppressions.extend(parts.suppressions);
     rendering.findings.extend(parts.findings);
@@ -625,7 +701,7 @@ fn split_streamed(
     documents: Vec<usize>,
     context: &Context<'_>,
 ) -> (Vec<Object>, Option<(usize, Vec<usize>)>) {
-    let Some(streamed) = context.streamed else {
+    let Some(streamed) = context.streamed.map(|streamed| streamed.object) else {
         return (objects, None);
     };
     let mut kept = Vec::with_capacity(objects.len());
@@ -1059,6 +1135,11 @@ mod tests {
         object.kind == "VirtualMachine"
     }
 
+    const VMS: Streamed = Streamed {
+        object: is_vm,
+        document: crate::load::looks_like_vm,
+    };
+
     #[test]
     fn streamed_objects_are_read_again_as_they_were_first_read() {
         let dir = tempfile::tempdir().unwrap();
@@ -1071,7 +1152,9 @@ mod tests {
         let output = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n\
             apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: one}\n---\n\
             apiVersion: v1\nkind: Service\nmetadata: {name: between}\n---\n\
-            apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: two}\n";
+            {apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {name: two}}\n---\n\
+            apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: three}\n\
+            spec: {running: true\n";
         let program = printing_tool(&top, output);
         let inputs: Vec<Input> = [&kustomization, &unit.join("all.yaml")]
             .into_iter()
@@ -1085,7 +1168,7 @@ mod tests {
             no_cache: true,
             ..UnitOptions::default()
         };
-        let render_with = |streamed: Option<fn(&Object) -> bool>| {
+        let render_with = |streamed: Option<Streamed>| {
             render(
                 &inputs,
                 &Context {
@@ -1113,17 +1196,31 @@ mod tests {
         let whole = render_with(None);
         assert_eq!(whole.objects.len(), 4, "{:?}", whole.findings);
         assert_eq!(whole.streamed.units(), 0);
+        let broken = |findings: &[Finding]| -> Vec<String> {
+            findings
+                .iter()
+                .filter(|f| f.message.contains("not valid YAML"))
+                .map(|f| f.message.clone())
+                .collect()
+        };
+        assert_eq!(broken(&whole.findings).len(), 1, "{:?}", whole.findings);
 
-        let streaming = render_with(Some(is_vm));
+        let streaming = render_with(Some(VMS));
         let kept: Vec<&str> = streaming.objects.iter().map(|o| o.name.as_str()).collect();
         assert_eq!(kept, ["first", "between"]);
+        // Only the flow-style VM is parsed by the units stage; the plain one and the broken
+        // one are left unread, and so is the broken one's finding.
         assert_eq!(
             (streaming.streamed.units(), streaming.streamed.objects()),
-            (1, 2)
+            (1, 1)
         );
+        assert!(broken(&streaming.findings).is_empty());
         let vms: Vec<Object> = whole.objects.into_iter().filter(is_vm).collect();
-        assert_eq!(shown(&streaming.streamed.read(0)), shown(&vms));
-        assert!(streaming.streamed.read(1).is_empty());
+        let read = streaming.streamed.read(0);
+        assert_eq!(shown(&read.objects), shown(&vms));
+        assert_eq!(read.first_read, 1, "the plain VM");
+        assert_eq!(broken(&read.findings), broken(&whole.findings));
+        assert!(streaming.streamed.read(1).objects.is_empty());
     }
 
     #[test]

@@ -74,6 +74,15 @@ impl Pending {
         }
     }
 
+    pub(super) fn add_suppressions(&mut self, suppressions: impl IntoIterator<Item = Suppression>) {
+        for suppression in suppressions {
+            self.suppressions
+                .entry(Arc::clone(&suppression.file))
+                .or_default()
+                .push(suppression);
+        }
+    }
+
     /// Takes everything about files up to `last` (everything when None), in file order.
     pub(super) fn take(&mut self, last: Option<&str>) -> (Vec<Finding>, Vec<Suppression>) {
         fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, last: Option<&str>) -> Vec<T> {
@@ -129,13 +138,7 @@ impl IndexPass {
         self.summary.objects += loaded.objects.len();
         self.sources.extend(loaded.sources);
         self.pending.add(loaded.findings);
-        for suppression in loaded.suppressions {
-            self.pending
-                .suppressions
-                .entry(Arc::clone(&suppression.file))
-                .or_default()
-                .push(suppression);
-        }
+        self.pending.add_suppressions(loaded.suppressions);
         self.deferred
             .extend(pass.deferred.into_iter().map(|file| (file.input, file)));
         self.streamable &= loaded.objects.iter().all(|o| o.origin.is_none());
@@ -181,13 +184,7 @@ impl IndexPass {
         self.summary.kustomize = rendering.tool;
         self.sources.extend(rendering.sources);
         self.pending.add(rendering.findings);
-        for suppression in rendering.suppressions {
-            self.pending
-                .suppressions
-                .entry(Arc::clone(&suppression.file))
-                .or_default()
-                .push(suppression);
-        }
+        self.pending.add_suppressions(rendering.suppressions);
         let (vms, others): (Vec<Object>, Vec<Object>) =
             rendering.objects.into_iter().partition(vm::is_vm);
         let checked: Vec<Vec<Finding>> = others

@@ -155,7 +155,10 @@ fn stream_inputs(
             options: &options.units,
             default_namespace: &settings.namespace,
             keep_sources: options.keep_sources,
-            streamed: Some(vm::is_vm),
+            streamed: Some(crate::units::Streamed {
+                object: vm::is_vm,
+                document: load::looks_like_vm,
+            }),
         },
     );
     let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
@@ -231,9 +234,10 @@ fn stream_inputs(
     let mut pending = index.pending;
     let mut duplicates = index.duplicates;
     // Rendered VMs point into files of their own; their findings wait in `pending` for their
-    // files' turn like the index pass's. Those of built units are read again from the units'
-    // outputs a batch of units at a time; all are seen by the duplicate check in the order
-    // the units stage gave them.
+    // files' turn like the index pass's. Those of built units are read from the units'
+    // outputs a batch of units at a time (the documents that plainly hold VMs for the first
+    // time: their load findings and suppression comments join `pending` now, before any file
+    // is reported); all are seen by the duplicate check in the order of the units' outputs.
     let unit_batch = options.batch_files.unwrap_or(UNIT_BATCH).max(1);
     let unit_batches = (0..streamed_vms.units())
         .step_by(unit_batch)
@@ -247,11 +251,23 @@ fn stream_inputs(
     for batch in read_batch.chain(unit_batches.map(Some)) {
         let analysed: Vec<(Object, FileVms)> = match batch {
             None => read_vms.par_drain(..).map(&analyse).collect(),
-            Some(units) => units
-                .into_par_iter()
-                .flat_map_iter(|unit| streamed_vms.read(unit))
-                .map(&analyse)
-                .collect(),
+            Some(units) => {
+                let reads: Vec<crate::units::UnitRead> = units
+                    .into_par_iter()
+                    .map(|unit| streamed_vms.read(unit))
+                    .collect();
+                let mut objects = Vec::new();
+                for read in reads {
+                    summary.objects += read.first_read;
+                    summary.documents += read.first_read;
+                    summary.units += read.units;
+                    pending.add(read.findings);
+                    pending.add_suppressions(read.suppressions);
+                    index.sources.extend(read.sources);
+                    objects.extend(read.objects);
+                }
+                objects.into_par_iter().map(&analyse).collect()
+            }
         };
         for (object, result) in analysed {
             let mut findings = result.findings;

@@ -58,10 +58,15 @@ pub(crate) struct OriginParts {
     pub findings: Vec<Finding>,
     /// The report names learnt, to read units' outputs again later with the same names.
     pub displays: Arc<Displays>,
+    /// The files scanned for suppression comments, not to be scanned again later.
+    pub scanned: Arc<Scanned>,
 }
 
 /// Resolved path → the name the report uses, for every file of a built unit's closure.
 pub(crate) type Displays = HashMap<PathBuf, Arc<str>>;
+
+/// The files whose suppression comments were read, shared by the readings of a run.
+pub(crate) type Scanned = Mutex<std::collections::HashSet<PathBuf>>;
 
 #[derive(Debug)]
 struct OriginFile {
@@ -82,8 +87,8 @@ pub(crate) struct Origins {
     resolver: super::resolve::Resolver,
     files: HashMap<PathBuf, Option<Arc<OriginFile>>>,
     /// The files whose suppression comments were read (once, even when a file is read again
-    /// after it was let go).
-    scanned: std::collections::HashSet<PathBuf>,
+    /// after it was let go, or by the readings of other units that share the set).
+    scanned: Arc<Scanned>,
     /// How many units still to be read hold each file in their closure, when known: a file
     /// is let go after the last of them.
     users: HashMap<PathBuf, usize>,
@@ -101,7 +106,7 @@ impl Origins {
             learnt: std::collections::HashSet::new(),
             resolver: super::resolve::Resolver::default(),
             files: HashMap::new(),
-            scanned: std::collections::HashSet::new(),
+            scanned: Arc::default(),
             users: HashMap::new(),
             sources: Vec::new(),
             suppressions: Vec::new(),
@@ -109,13 +114,19 @@ impl Origins {
         }
     }
 
-    /// Origins for reading again units already read once, with the names learnt then (what
-    /// the reading leaves for the report was taken the first time).
-    pub(crate) fn known(displays: Arc<Displays>) -> Self {
+    /// Origins for reading units again, with the names learnt the first time. A file is
+    /// scanned for suppression comments (and its text kept) only if no reading sharing
+    /// `scanned` did so before.
+    pub(crate) fn known(
+        displays: Arc<Displays>,
+        scanned: Arc<Scanned>,
+        keep_sources: bool,
+    ) -> Self {
         Self {
             displays,
             learning: false,
-            ..Self::new(false)
+            scanned,
+            ..Self::new(keep_sources)
         }
     }
 
@@ -178,7 +189,11 @@ impl Origins {
         let parsed = crate::source::read_file_text(real).ok().map(|text| {
             let docs = yaml::parse_stream(&text, Limits::default());
             let documents: Vec<Node> = docs.into_iter().flatten().map(|doc| doc.root).collect();
-            let first_reading = self.scanned.insert(real.to_path_buf());
+            let first_reading = self
+                .scanned
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(real.to_path_buf());
             if first_reading && text.contains("kvlint:") {
                 let ranges: Vec<(u32, u32)> = documents
                     .iter()
@@ -211,6 +226,7 @@ impl Origins {
             suppressions: self.suppressions,
             findings: self.findings,
             displays: self.displays,
+            scanned: self.scanned,
         }
     }
 }
@@ -222,6 +238,8 @@ pub(crate) struct UnitObjects {
     /// For each object of `loaded`, the position of the document of the output it came from
     /// (as [`yaml::DocumentText::index`] numbers them).
     pub documents: Vec<usize>,
+    /// The positions of the documents the selector left unread.
+    pub unread: Vec<usize>,
 }
 
 /// The objects of the documents of one unit's build output that `select` picks (by their
@@ -256,9 +274,14 @@ pub(crate) fn objects(
             });
     let mut loaded = Loaded::default();
     let mut documents = Vec::new();
+    let mut unread = Vec::new();
     for entry in yaml::parse_stream_deferring(output, Limits::default(), &|doc| !select(doc)) {
-        let yaml::StreamEntry::Parsed(document, doc) = entry else {
-            continue;
+        let (document, doc) = match entry {
+            yaml::StreamEntry::Parsed(document, doc) => (document, doc),
+            yaml::StreamEntry::Deferred(document) => {
+                unread.push(document);
+                continue;
+            }
         };
         let mut node = match doc {
             Ok(doc) => doc.root,
@@ -376,7 +399,11 @@ pub(crate) fn objects(
         }
         documents.resize(loaded.objects.len(), document);
     }
-    UnitObjects { loaded, documents }
+    UnitObjects {
+        loaded,
+        documents,
+        unread,
+    }
 }
 
 /// Adds the manifests that the releases among `loaded.objects[first..]` (rendered from
