@@ -38,7 +38,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             .as_deref()
             .map(KubeVirtVersion::parse_release)
             .transpose()
-            .map_err(Error::Usage)?
+            .map_err(|err| Error::Usage(err.to_string()))?
             .map(|(version, _)| version),
         catalog: input
             .catalog
@@ -220,9 +220,7 @@ fn index_scope(index: &[std::path::PathBuf], input: &InputArgs) -> Result<Option
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
-    let format = args
-        .report_format(in_github_actions())
-        .map_err(Error::Usage)?;
+    let format = args.report_format(in_github_actions())?;
     if args.statistics
         && !matches!(
             format,

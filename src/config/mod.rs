@@ -366,7 +366,7 @@ fn kubevirt_version(reader: &mut Reader<'_>, node: &Node) -> Option<KubeVirtVers
             Some(version)
         }
         Err(err) => {
-            reader.problem(node, err);
+            reader.problem(node, err.to_string());
             None
         }
     }
