@@ -212,13 +212,13 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// The format of the report on standard output: `--format` (or `--output-format` without
     /// `--output-file`), else `github` in GitHub Actions, else `human`.
-    pub fn report_format(&self, github_actions: bool) -> Result<CheckFormat, String> {
+    pub fn report_format(&self, github_actions: bool) -> Result<CheckFormat, crate::error::Error> {
         let given = match (self.output_file.is_some(), self.format, self.output_format) {
             (false, Some(_), Some(_)) => {
-                return Err(
+                return Err(crate::error::Error::Usage(
                     "--format and --output-format name the same thing without --output-file: give one"
                         .to_owned(),
-                );
+                ));
             }
             (false, format, output_format) => format.or(output_format),
             (true, format, _) => format,

@@ -38,7 +38,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
             .as_deref()
             .map(KubeVirtVersion::parse_release)
             .transpose()
-            .map_err(Error::Usage)?
+            .map_err(|err| Error::Usage(err.to_string()))?
             .map(|(version, _)| version),
         catalog: input
             .catalog
@@ -127,7 +127,7 @@ fn write_stdout(text: &str) -> Result<(), Error> {
     {
         // A closed pipe (`kvlint check | head`) is not an error of ours.
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|err| Error::Io(format!("cannot write the report: {err}"))),
+        other => other.map_err(|err| Error::system("cannot write the report", err)),
     }
 }
 
@@ -170,7 +170,7 @@ fn stream_json(options: &Options, args: &CheckArgs) -> Result<ExitCode, Error> {
     }
     match stream.finish(&outcome.summary) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            return Err(Error::Io(format!("cannot write the report: {err}")));
+            return Err(Error::system("cannot write the report", err));
         }
         _ => {}
     }
@@ -196,8 +196,7 @@ fn check_output(report: &Report, args: &CheckArgs, format: CheckFormat) -> Strin
 }
 
 fn current_dir() -> Result<std::path::PathBuf, Error> {
-    std::env::current_dir()
-        .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))
+    std::env::current_dir().map_err(|err| Error::system("cannot read the current directory", err))
 }
 
 /// With `--index`: the directories to read besides `paths` (those outside them).
@@ -221,9 +220,7 @@ fn index_scope(index: &[std::path::PathBuf], input: &InputArgs) -> Result<Option
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
-    let format = args
-        .report_format(in_github_actions())
-        .map_err(Error::Usage)?;
+    let format = args.report_format(in_github_actions())?;
     if args.statistics
         && !matches!(
             format,
@@ -366,8 +363,7 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
     // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
     let mut refused = Vec::new();
     if let Some(dir) = &args.out_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|err| Error::Io(format!("{}: {err}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|err| Error::file(dir, err))?;
         for vm in &rendered {
             let (extension, body) = match args.format {
                 RenderFormat::Yaml => (

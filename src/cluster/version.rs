@@ -22,6 +22,21 @@ pub struct KubeVirtVersion {
 /// (v1.0.1, v1.1.1, v1.2.2, v1.3.1, v1.4.1, v1.5.3, v1.6.6, v1.7.4, v1.8.4, v1.9.0).
 const NEWEST_PATCH: [u32; 10] = [1, 1, 2, 1, 1, 3, 6, 4, 4, 0];
 
+/// Why a `--kubevirt-version` (or `kubevirtVersion:`) value names no release kvlint checks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    #[error(
+        "`{0}` is not a KubeVirt version such as v1.9, v1.6.4 or v1.6.x (vMAJOR.MINOR[.PATCH|.x])"
+    )]
+    NotAVersion(String),
+    #[error(
+        "KubeVirt {0} is not supported: kvlint knows {oldest} to {latest}",
+        oldest = KubeVirtVersion::OLDEST,
+        latest = KubeVirtVersion::LATEST
+    )]
+    Unsupported(KubeVirtVersion),
+}
+
 impl KubeVirtVersion {
     pub const OLDEST: Self = Self::new(1, 0);
     pub const LATEST: Self = Self::new(1, 9);
@@ -81,12 +96,8 @@ impl KubeVirtVersion {
 
     /// Parses `vX.Y` or `vX.Y.Z` (the `v` is optional). A patch release newer than the newest
     /// kvlint knows of its minor line is taken as that newest one, with a note saying so.
-    pub fn parse_release(text: &str) -> Result<(Self, Option<String>), String> {
-        let not_a_version = || {
-            format!(
-                "`{text}` is not a KubeVirt version such as v1.9, v1.6.4 or v1.6.x (vMAJOR.MINOR[.PATCH|.x])"
-            )
-        };
+    pub fn parse_release(text: &str) -> Result<(Self, Option<String>), VersionError> {
+        let not_a_version = || VersionError::NotAVersion(text.to_owned());
         let trimmed = text.trim();
         let digits = trimmed.strip_prefix(['v', 'V']).unwrap_or(trimmed);
         let numbers: Vec<&str> = digits.split('.').collect();
@@ -109,11 +120,7 @@ impl KubeVirtVersion {
         };
         let line = Self::newest_of(major, minor);
         if newest_patch(major, minor).is_none() {
-            return Err(format!(
-                "KubeVirt {line} is not supported: kvlint knows {} to {}",
-                Self::OLDEST,
-                Self::LATEST
-            ));
+            return Err(VersionError::Unsupported(line));
         }
         if newest {
             return Ok((Self::release(major, minor, line.patch), None));
@@ -187,7 +194,7 @@ impl fmt::Display for KubeVirtVersion {
 }
 
 impl FromStr for KubeVirtVersion {
-    type Err = String;
+    type Err = VersionError;
 
     /// [`KubeVirtVersion::parse_release`] without its note.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
@@ -199,7 +206,7 @@ impl FromStr for KubeVirtVersion {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<(String, u32, Option<String>), String> {
+    fn parse(text: &str) -> Result<(String, u32, Option<String>), VersionError> {
         KubeVirtVersion::parse_release(text).map(|(v, note)| (v.to_string(), v.patch, note))
     }
 
@@ -231,7 +238,14 @@ mod tests {
         assert!(parse("v1.x").is_err());
         assert!(parse("v1.6.x.1").is_err());
         assert!(parse("v1.6.xx").is_err());
-        assert!(parse("v2.0.x").unwrap_err().contains("not supported"));
+        assert_eq!(
+            parse("v2.0.x"),
+            Err(VersionError::Unsupported(KubeVirtVersion::newest_of(2, 0)))
+        );
+        assert_eq!(
+            parse("v1.6.xx").unwrap_err().to_string(),
+            "`v1.6.xx` is not a KubeVirt version such as v1.9, v1.6.4 or v1.6.x (vMAJOR.MINOR[.PATCH|.x])"
+        );
     }
 
     #[test]
@@ -246,10 +260,16 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_a_release() {
+        for (text, line) in [("v2.0", (2, 0)), ("v1.10", (1, 10))] {
+            assert_eq!(
+                parse(text),
+                Err(VersionError::Unsupported(KubeVirtVersion::newest_of(
+                    line.0, line.1
+                ))),
+            );
+        }
         for text in [
             "latest",
-            "v2.0",
-            "v1.10",
             "v1",
             "v1.6.",
             "v1.6.4.1",
@@ -259,9 +279,16 @@ mod tests {
             "",
             "v1.6.99999999999",
         ] {
-            assert!(parse(text).is_err(), "{text}");
+            assert_eq!(
+                parse(text),
+                Err(VersionError::NotAVersion(text.to_owned())),
+                "{text}"
+            );
         }
-        assert!(parse("v2.0").unwrap_err().contains("not supported"));
+        assert_eq!(
+            parse("v2.0").unwrap_err().to_string(),
+            "KubeVirt v2.0 is not supported: kvlint knows v1.0 to v1.9"
+        );
     }
 
     #[test]

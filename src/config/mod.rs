@@ -366,7 +366,7 @@ fn kubevirt_version(reader: &mut Reader<'_>, node: &Node) -> Option<KubeVirtVers
             Some(version)
         }
         Err(err) => {
-            reader.problem(node, err);
+            reader.problem(node, err.to_string());
             None
         }
     }
@@ -456,17 +456,17 @@ fn rule_severities(reader: &mut Reader<'_>, node: &Node) -> Vec<(&'static Rule, 
 
 /// Reads the configuration `choice` selects (starting the search at `start`).
 pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error::Error> {
-    let (given, path) = match choice {
-        ConfigChoice::None => return Ok(Config::default()),
-        ConfigChoice::Loaded(config) => return Ok(Config::clone(config)),
-        // Given on the command line: the user's choice, followed wherever it leads.
-        ConfigChoice::File(given) => {
-            let path = std::fs::canonicalize(given)
-                .map_err(|err| crate::error::Error::Io(format!("{}: {err}", given.display())))?;
-            (given.clone(), path)
-        }
-        ConfigChoice::Discover => {
-            match discover::search(start) {
+    let (given, path) =
+        match choice {
+            ConfigChoice::None => return Ok(Config::default()),
+            ConfigChoice::Loaded(config) => return Ok(Config::clone(config)),
+            // Given on the command line: the user's choice, followed wherever it leads.
+            ConfigChoice::File(given) => {
+                let path = std::fs::canonicalize(given)
+                    .map_err(|err| crate::error::Error::file(given, err))?;
+                (given.clone(), path)
+            }
+            ConfigChoice::Discover => match discover::search(start) {
                 discover::Discovered::Found(path) => {
                     let mut config = read(&path, &path)?;
                     if let Some(unused) = discover::shadowed(start) {
@@ -481,17 +481,15 @@ pub fn load(choice: &ConfigChoice, start: &Path) -> Result<Config, crate::error:
                 discover::Discovered::Refused { path, reason } => {
                     return Ok(refused(&path, &reason));
                 }
-            }
-        }
-    };
+            },
+        };
     read(&given, &path)
 }
 
 /// Reads and validates the configuration file at `path` (resolved), named as `given`.
 fn read(given: &Path, path: &Path) -> Result<Config, crate::error::Error> {
-    let text = crate::source::read_file_text(path).map_err(|problem| {
-        crate::error::Error::Io(format!("{}: {}", given.display(), problem.message))
-    })?;
+    let text = crate::source::read_file_text(path)
+        .map_err(|problem| crate::error::Error::unusable(given, problem.message))?;
     let display: Arc<str> = Arc::from(display_path(given));
     let mut config = parse(&display, &text);
     config.text = Some(Arc::from(text));

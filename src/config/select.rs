@@ -42,7 +42,7 @@ pub struct Selector {
 
 impl Selector {
     /// Parses a code, code prefix, rule name, category or `ALL`; the error says why not.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, UnknownSelector> {
         let trimmed = text.trim();
         let target = if trimmed.eq_ignore_ascii_case("ALL") {
             Target::All
@@ -54,7 +54,7 @@ impl Selector {
         {
             Target::Category(*category)
         } else {
-            Target::Prefix(prefix_of(trimmed).ok_or_else(|| unknown(trimmed))?)
+            Target::Prefix(prefix_of(trimmed).ok_or_else(|| UnknownSelector(trimmed.to_owned()))?)
         };
         Ok(Self {
             text: trimmed.to_owned(),
@@ -112,12 +112,14 @@ fn prefix_of(text: &str) -> Option<&'static str> {
         .map(|rule| &rule.code[..upper.len()])
 }
 
-fn unknown(text: &str) -> String {
+/// A selector that names no rule, code prefix, rule name or category.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is no rule code, code prefix, rule name or category (see `kvlint rules`; categories: {categories})", categories = category_list())]
+pub struct UnknownSelector(pub String);
+
+fn category_list() -> String {
     let categories: Vec<&str> = CATEGORIES.iter().map(|c| c.as_str()).collect();
-    format!(
-        "`{text}` is no rule code, code prefix, rule name or category (see `kvlint rules`; categories: {})",
-        categories.join(", ")
-    )
+    categories.join(", ")
 }
 
 /// One layer of settings: the configuration file's, or the command line's.
@@ -266,7 +268,8 @@ mod tests {
         assert!(!Selector::parse("drift").unwrap().matches(rule));
         for text in ["KV9", "KV", "nothing", "KV1x", ""] {
             let err = Selector::parse(text).unwrap_err();
-            assert!(err.contains("no rule code"), "{text}: {err}");
+            assert_eq!(err, UnknownSelector(text.to_owned()));
+            assert!(err.to_string().contains("no rule code"), "{text}: {err}");
         }
     }
 

@@ -258,7 +258,7 @@ pub fn append(report: &Report) -> Result<(), Error> {
         .append(true)
         .open(&summary_path)
         .and_then(|mut file| file.write_all(plan.summary.as_bytes()))
-        .map_err(|err| Error::Io(format!("{}: {err}", summary_path.display())))
+        .map_err(|err| Error::file(&summary_path, err))
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ fn from_path(path: &std::path::Path) -> Result<Catalog, Error> {
         },
         CATALOG_WALK,
     )
-    .map_err(|err| Error::Io(format!("--catalog: {err}")))?;
+    .map_err(|err| Error::Catalog(Box::new(err)))?;
     Ok(from_inputs(&inputs, path))
 }
 

@@ -38,16 +38,14 @@ pub fn lexical_absolute(cwd: &Path, path: &Path) -> PathBuf {
 /// Classifies a given path; `cwd` is the resolved working directory. A path that does not
 /// exist is an error (exit 2), as before.
 pub(super) fn classify(path: &Path, cwd: &Path) -> Result<Given, Error> {
-    let resolved = std::fs::canonicalize(path)
-        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    let resolved = std::fs::canonicalize(path).map_err(|err| Error::file(path, err))?;
     if lexical_absolute(cwd, path).starts_with(cwd) && !resolved.starts_with(cwd) {
         return Ok(Given::Refused(ReadProblem::whole(
             "a symbolic link out of the working directory (the path or a directory on it is a \
              symlink): not followed; give the target's own path to check it",
         )));
     }
-    let metadata = std::fs::metadata(&resolved)
-        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
+    let metadata = std::fs::metadata(&resolved).map_err(|err| Error::file(path, err))?;
     Ok(if metadata.is_file() {
         Given::File(resolved)
     } else if metadata.is_dir() {

@@ -164,7 +164,7 @@ fn discover_within(selection: &Selection, limits: Option<WalkLimits>) -> Result<
     };
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
-        .map_err(|err| Error::Io(format!("the working directory: {err}")))?;
+        .map_err(|err| Error::system("the working directory", err))?;
     for root in &paths {
         if root.as_os_str() == "-" {
             let name = selection.stdin_filename.as_deref().unwrap_or("<stdin>");
@@ -291,7 +291,7 @@ impl Budget {
     ) -> Result<(), Error> {
         let limits = self.limits;
         let stop = |what: String| {
-            Err(Error::Io(format!(
+            Err(Error::Limit(format!(
                 "{}: {what}; the walk stopped (at most {} levels, {} entries, {} manifest files, {} MiB)",
                 root.display(),
                 limits.max_depth,

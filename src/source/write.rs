@@ -70,10 +70,6 @@ pub struct OutputPath {
     name: FileName,
 }
 
-fn io_error(path: &Path, err: &io::Error) -> Error {
-    Error::Io(format!("{}: {err}", path.display()))
-}
-
 impl OutputPath {
     pub fn in_dir(dir: &Path, name: FileName) -> Self {
         Self {
@@ -110,23 +106,21 @@ impl OutputPath {
     pub fn write(&self, bytes: &[u8]) -> Result<(), Error> {
         let path = self.path();
         match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => Err(Error::Io(format!(
-                "{}: is a symbolic link; kvlint does not write through links (name the file it points to, or remove the link)",
-                path.display()
-            ))),
-            Ok(meta) if meta.is_dir() => {
-                Err(Error::Io(format!("{}: is a directory", path.display())))
-            }
+            Ok(meta) if meta.file_type().is_symlink() => Err(Error::unusable(
+                &path,
+                "is a symbolic link; kvlint does not write through links (name the file it points to, or remove the link)",
+            )),
+            Ok(meta) if meta.is_dir() => Err(Error::unusable(&path, "is a directory")),
             Ok(meta) if !meta.is_file() => fs::OpenOptions::new()
                 .write(true)
                 .open(&path)
                 .and_then(|mut file| file.write_all(bytes))
-                .map_err(|err| io_error(&path, &err)),
+                .map_err(|err| Error::file(&path, err)),
             Ok(meta) => replace(&self.dir, &path, bytes, Some(&meta)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 replace(&self.dir, &path, bytes, None)
             }
-            Err(err) => Err(io_error(&path, &err)),
+            Err(err) => Err(Error::file(&path, err)),
         }
     }
 }
@@ -161,9 +155,9 @@ pub(crate) fn prepare(
         .prefix(".kvlint-")
         .permissions(Permissions::from_mode(mode))
         .tempfile_in(dir)
-        .map_err(|err| io_error(dir, &err))?;
+        .map_err(|err| Error::file(dir, err))?;
     let temp_path = temp.path().to_path_buf();
-    let fail = |err: io::Error| io_error(&temp_path, &err);
+    let fail = |err: io::Error| Error::file(&temp_path, err);
     temp.write_all(bytes).map_err(fail)?;
     if let Some(meta) = like {
         // The mode asked for at creation is narrowed by the umask; the original's is kept.
@@ -185,10 +179,10 @@ impl Prepared {
     pub(crate) fn commit(self, path: &Path) -> Result<(), Error> {
         self.temp
             .persist(path)
-            .map_err(|err| io_error(path, &err.error))?;
+            .map_err(|err| Error::file(path, err.error))?;
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
-            .map_err(|err| io_error(&self.dir, &err))
+            .map_err(|err| Error::file(&self.dir, err))
     }
 }
 

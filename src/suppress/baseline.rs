@@ -42,8 +42,9 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), Error> {
         version: 1,
         findings: entries.into_iter().collect(),
     };
-    let text =
-        serde_json::to_string_pretty(&file).map_err(|err| Error::Io(err.to_string()))? + "\n";
+    let text = serde_json::to_string_pretty(&file)
+        .map_err(|err| Error::system("cannot encode the baseline", err.into()))?
+        + "\n";
     crate::source::write::OutputPath::from_argument(path)?.write(text.as_bytes())
 }
 
@@ -56,7 +57,7 @@ pub struct Baseline {
 impl Baseline {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let text = crate::source::read_given_text(path)
-            .map_err(|problem| Error::Io(format!("{}: {}", path.display(), problem.message)))?;
+            .map_err(|problem| Error::unusable(path, problem.message))?;
         let file: BaselineFile = serde_json::from_str(&text).map_err(|err| {
             Error::Usage(format!(
                 "{} is not a kvlint baseline: {err}",

@@ -370,7 +370,7 @@ fn stream_inputs(
     let (findings, suppressions) = pending.take(None);
     finisher.finish(findings, &suppressions, sink)?;
     if let Some(problem) = locations.unreadable() {
-        return Err(Error::Io(format!("--schema-location: {problem}")));
+        return Err(Error::SchemaLocation(problem));
     }
 
     let mut sources = index.sources;

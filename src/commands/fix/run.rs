@@ -246,7 +246,7 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
                         identity(finding),
                     ));
                 }
-                Err(reason) => skipped.push(skip(finding, reason)),
+                Err(reason) => skipped.push(skip(finding, reason.to_string())),
             }
         }
         edits.extend(planned);
@@ -267,7 +267,7 @@ fn fix_file(text: &str, findings: &[&Finding]) -> FilePass {
                             file: a.file,
                             line: a.line,
                             rule: a.rule,
-                            reason: reason.clone(),
+                            reason: reason.to_string(),
                         },
                         id,
                     )

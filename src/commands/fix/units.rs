@@ -203,17 +203,17 @@ impl Shadow {
         }
         let cwd = std::env::current_dir()
             .and_then(std::fs::canonicalize)
-            .map_err(|err| Error::Io(format!("cannot read the current directory: {err}")))?;
+            .map_err(|err| Error::system("cannot read the current directory", err))?;
         let dir = tempfile::Builder::new()
             .prefix("kvlint-fix-")
             .tempdir()
             .map_err(|err| {
-                Error::Io(format!(
-                    "cannot create a temporary directory to check fixes of units in: {err}"
-                ))
+                Error::system(
+                    "cannot create a temporary directory to check fixes of units in",
+                    err,
+                )
             })?;
-        let root = std::fs::canonicalize(dir.path())
-            .map_err(|err| Error::Io(format!("{}: {err}", dir.path().display())))?;
+        let root = std::fs::canonicalize(dir.path()).map_err(|err| Error::file(dir.path(), err))?;
         let names = inputs
             .iter()
             .filter(|input| matches!(input, Input::File { .. }))
@@ -234,11 +234,9 @@ impl Shadow {
                 continue;
             };
             if let Some(parent) = copy.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|err| Error::Io(format!("{}: {err}", parent.display())))?;
+                std::fs::create_dir_all(parent).map_err(|err| Error::file(parent, err))?;
             }
-            std::fs::write(&copy, &bytes)
-                .map_err(|err| Error::Io(format!("{}: {err}", copy.display())))?;
+            std::fs::write(&copy, &bytes).map_err(|err| Error::file(&copy, err))?;
             written.insert(Arc::clone(&name), hash(&bytes));
             files.insert(name, copy);
         }
@@ -282,8 +280,7 @@ impl Shadow {
                 };
                 let now = hash(text.as_bytes());
                 if written.get(name) != Some(&now) {
-                    std::fs::write(copy, text)
-                        .map_err(|err| Error::Io(format!("{}: {err}", copy.display())))?;
+                    std::fs::write(copy, text).map_err(|err| Error::file(copy, err))?;
                     written.insert(Arc::clone(name), now);
                 }
             }

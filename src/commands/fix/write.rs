@@ -58,21 +58,17 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
     )
 }
 
-fn io(path: &Path, err: &std::io::Error) -> Error {
-    Error::Io(format!("{}: {err}", path.display()))
-}
-
 /// Replaces one file; `Ok(Err(reason))` when it was left alone on purpose.
 fn write_one(change: &FileChange) -> Result<Result<(), String>, Error> {
     let path = Path::new(&*change.file);
-    let meta = fs::symlink_metadata(path).map_err(|err| io(path, &err))?;
+    let meta = fs::symlink_metadata(path).map_err(|err| Error::file(path, err))?;
     if let Some(reason) = refusal(&meta) {
         return Ok(Err(reason));
     }
     let unchanged = |meta: &Metadata| -> Result<bool, Error> {
-        let now = fs::symlink_metadata(path).map_err(|err| io(path, &err))?;
+        let now = fs::symlink_metadata(path).map_err(|err| Error::file(path, err))?;
         Ok(same_file(meta, &now)
-            && fs::read(path).map_err(|err| io(path, &err))? == change.before.as_bytes())
+            && fs::read(path).map_err(|err| Error::file(path, err))? == change.before.as_bytes())
     };
     if !unchanged(&meta)? {
         return Ok(Err(CHANGED.to_owned()));
@@ -115,11 +111,11 @@ pub fn write(outcome: &mut Outcome) -> Result<(), Error> {
                     .map(|(file, _)| Arc::clone(file))
                     .chain(outcome.changes[index..].iter().map(|c| Arc::clone(&c.file)))
                     .collect();
-                return Err(Error::Io(format!(
-                    "{err}; kvlint fix stopped: files rewritten: {}; files not rewritten: {}",
-                    list(&written),
-                    list(&not_written)
-                )));
+                return Err(Error::FixStopped {
+                    cause: Box::new(err),
+                    written: list(&written),
+                    not_written: list(&not_written),
+                });
             }
         }
     }

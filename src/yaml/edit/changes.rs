@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::Action;
 use super::source::{children_count, node_at};
+use super::{Action, Refusal};
 use crate::yaml::{FieldPath, Node, Segment, is_plain_safe};
 
 /// The primitive changes one object needs, after expanding `Set` into its parts.
@@ -44,7 +44,7 @@ impl Changes {
         root: &Node,
         path: &[Segment],
         value: &Value,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if let Some(node) = node_at(root, path) {
             return match (value, node.as_map()) {
                 (Value::Object(wanted), Some(entries)) => {
@@ -60,14 +60,11 @@ impl Changes {
                     }
                     Ok(())
                 }
-                (Value::Object(_) | Value::Array(_), _) => Err(format!(
-                    "`{}` is written as a different kind of value",
-                    FieldPath(path.to_vec())
-                )),
-                (_, Some(_)) => Err(format!("`{}` is a mapping", FieldPath(path.to_vec()))),
-                _ if node.as_seq().is_some() => {
-                    Err(format!("`{}` is a list", FieldPath(path.to_vec())))
+                (Value::Object(_) | Value::Array(_), _) => {
+                    Err(Refusal::DifferentKind(FieldPath(path.to_vec())))
                 }
+                (_, Some(_)) => Err(Refusal::IsMapping(FieldPath(path.to_vec()))),
+                _ if node.as_seq().is_some() => Err(Refusal::IsList(FieldPath(path.to_vec()))),
                 _ if same_scalar(node, value) => Ok(()),
                 _ => {
                     self.scalars.insert(path.to_vec(), value.clone());
@@ -82,18 +79,12 @@ impl Changes {
         }
         let parent = node_at(root, &path[..depth]).filter(|n| n.as_map().is_some());
         if parent.is_none() {
-            return Err(format!(
-                "`{}` is not a mapping",
-                FieldPath(path[..depth].to_vec())
-            ));
+            return Err(Refusal::NotAMapping(FieldPath(path[..depth].to_vec())));
         }
         let mut nested = value.clone();
         for segment in path[depth..].iter().rev() {
             let Segment::Key(key) = segment else {
-                return Err(format!(
-                    "`{}` is missing a list item",
-                    FieldPath(path.to_vec())
-                ));
+                return Err(Refusal::MissingListItem(FieldPath(path.to_vec())));
             };
             let mut map = Map::new();
             map.insert(key.clone(), nested);
@@ -106,7 +97,7 @@ impl Changes {
         Ok(())
     }
 
-    pub(super) fn add(&mut self, root: &Node, action: &Action) -> Result<(), String> {
+    pub(super) fn add(&mut self, root: &Node, action: &Action) -> Result<(), Refusal> {
         match action {
             Action::Remove(path) => {
                 if node_at(root, &path.0).is_some() {
@@ -117,10 +108,13 @@ impl Changes {
             Action::Set(path, value) => self.set(root, &path.0, value),
             Action::Rename { path, key, value } => {
                 let Some((Segment::Key(_), parent)) = path.0.split_last() else {
-                    return Err(format!("`{path}` is not a mapping key"));
+                    return Err(Refusal::NotAMappingKey(path.clone()));
                 };
                 if node_at(root, parent).and_then(|p| p.get(key)).is_some() {
-                    return Err(format!("both `{path}` and `{key}` are set"));
+                    return Err(Refusal::BothSet {
+                        path: path.clone(),
+                        key: key.clone(),
+                    });
                 }
                 self.renames
                     .insert(path.0.clone(), (key.clone(), value.clone()));

@@ -5,12 +5,15 @@ use serde_json::Value;
 
 use crate::yaml::{FieldPath, Node};
 
+pub use refusal::Refusal;
+
 use changes::Changes;
 use planner::Planner;
 use source::{Source, aliased_regions, check_path};
 
 mod changes;
 mod planner;
+mod refusal;
 mod source;
 
 /// One field-level change, at a path of the object (the finding's `path` notation).
@@ -40,7 +43,7 @@ pub struct TextEdit {
 /// The text edits that perform `actions` on the object at `root` of `text`. Fails (with the
 /// reason) when an edit would touch an anchored node used elsewhere, or when the layout is one
 /// kvlint does not edit.
-pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
+pub fn plan_edits(text: &str, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, Refusal> {
     EditableText::new(text).plan(root, actions)
 }
 
@@ -58,12 +61,12 @@ impl<'a> EditableText<'a> {
     }
 
     /// `plan_edits` for the object at `root` of this text.
-    pub(crate) fn plan(&self, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
+    pub(crate) fn plan(&self, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, Refusal> {
         plan_in(&self.source, root, actions)
     }
 }
 
-fn plan_in(source: &Source<'_>, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, String> {
+fn plan_in(source: &Source<'_>, root: &Node, actions: &[Action]) -> Result<Vec<TextEdit>, Refusal> {
     let mut changes = Changes::default();
     for action in actions {
         changes.add(root, action)?;
@@ -76,10 +79,7 @@ fn plan_in(source: &Source<'_>, root: &Node, actions: &[Action]) -> Result<Vec<T
         .chain(changes.renames.keys())
     {
         if changes.removals.iter().any(|r| path.starts_with(r)) {
-            return Err(format!(
-                "`{}` is both removed and changed",
-                FieldPath(path.clone())
-            ));
+            return Err(Refusal::RemovedAndChanged(FieldPath(path.clone())));
         }
     }
     let mut planner = Planner {
@@ -123,21 +123,19 @@ fn plan_in(source: &Source<'_>, root: &Node, actions: &[Action]) -> Result<Vec<T
             }
         };
         if regions.iter().any(touches) {
-            return Err(
-                "the edit touches an anchor that is used elsewhere (edit it by hand)".to_owned(),
-            );
+            return Err(Refusal::TouchesAnchor);
         }
     }
     Ok(planner.edits)
 }
 
 /// Applies non-overlapping edits, back to front; insertions at one offset keep their order.
-pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<String, String> {
+pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<String, Refusal> {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
     sorted.sort_by_key(|e| (e.start, e.end));
     for pair in sorted.windows(2) {
         if pair[0].end > pair[1].start {
-            return Err("two fixes edit the same text".to_owned());
+            return Err(Refusal::Overlap);
         }
     }
     let mut out = text.to_owned();

@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::TextEdit;
 use super::changes::{flow, key_text, scalar};
 use super::source::{Source, children_count, node_at};
+use super::{Refusal, TextEdit};
 use crate::yaml::{FieldPath, Node, Segment};
 
 pub(super) struct Planner<'a, 's> {
@@ -28,19 +28,18 @@ impl Planner<'_, '_> {
         }
     }
 
-    pub(super) fn remove(&mut self, path: &[Segment]) -> Result<(), String> {
-        let shown = || FieldPath(path.to_vec()).to_string();
+    pub(super) fn remove(&mut self, path: &[Segment]) -> Result<(), Refusal> {
+        let shown = || FieldPath(path.to_vec());
         let Some((last, parent_path)) = path.split_last() else {
-            return Err("cannot remove the whole object".to_owned());
+            return Err(Refusal::WholeObject);
         };
-        let parent =
-            node_at(self.root, parent_path).ok_or_else(|| format!("`{}` moved", shown()))?;
+        let parent = node_at(self.root, parent_path).ok_or_else(|| Refusal::Moved(shown()))?;
         let index = match (last, parent.as_map(), parent.as_seq()) {
             (Segment::Key(key), Some(entries), _) => entries.iter().position(|e| &e.key == key),
             (Segment::Index(i), _, Some(items)) if *i < items.len() => Some(*i),
             _ => None,
         }
-        .ok_or_else(|| format!("`{}` is not there", shown()))?;
+        .ok_or_else(|| Refusal::NotThere(shown()))?;
         let count = children_count(parent);
         let (start, end) = self.entry_span(parent, index);
         if self.source.is_flow(parent) {
@@ -62,7 +61,7 @@ impl Planner<'_, '_> {
         let start = if parent.as_seq().is_some() {
             let before = self.source.text[..start].trim_end_matches([' ', '\t']);
             if !before.ends_with('-') {
-                return Err(format!("`{}` has an unexpected layout", shown()));
+                return Err(Refusal::UnexpectedLayout(shown()));
             }
             before.len() - 1
         } else {
@@ -73,7 +72,7 @@ impl Planner<'_, '_> {
         let rest_end = self.source.next_line(end);
         let rest = self.source.text[end..rest_end].trim();
         if !(rest.is_empty() || rest.starts_with('#')) {
-            return Err(format!("`{}` shares its line with other content", shown()));
+            return Err(Refusal::SharesLine(shown()));
         }
         if prefix.trim().is_empty() {
             self.edits.push(TextEdit {
@@ -93,17 +92,18 @@ impl Planner<'_, '_> {
             });
             return Ok(());
         }
-        Err(format!("`{}` has an unexpected layout", shown()))
+        Err(Refusal::UnexpectedLayout(shown()))
     }
 
-    pub(super) fn replace_scalar(&mut self, path: &[Segment], value: &Value) -> Result<(), String> {
-        let node = node_at(self.root, path).ok_or("the field moved")?;
+    pub(super) fn replace_scalar(
+        &mut self,
+        path: &[Segment],
+        value: &Value,
+    ) -> Result<(), Refusal> {
+        let node = node_at(self.root, path).ok_or(Refusal::FieldMoved)?;
         let original = self.source.first_char(node);
         if matches!(original, Some('|' | '>' | '&' | '!' | '*')) {
-            return Err(format!(
-                "`{}` is written in a style kvlint does not rewrite",
-                FieldPath(path.to_vec())
-            ));
+            return Err(Refusal::Style(FieldPath(path.to_vec())));
         }
         self.edits.push(TextEdit {
             start: self.source.byte(node.span.start),
@@ -118,15 +118,15 @@ impl Planner<'_, '_> {
         path: &[Segment],
         key: &str,
         value: &Value,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let Some((Segment::Key(old), parent_path)) = path.split_last() else {
-            return Err("not a key".to_owned());
+            return Err(Refusal::NotAKey);
         };
         let entry = node_at(self.root, parent_path)
             .and_then(|p| p.entry(old))
-            .ok_or("the field moved")?;
+            .ok_or(Refusal::FieldMoved)?;
         if entry.value.as_map().is_some() || entry.value.as_seq().is_some() {
-            return Err(format!("`{}` is not a scalar", FieldPath(path.to_vec())));
+            return Err(Refusal::NotAScalar(FieldPath(path.to_vec())));
         }
         let original = self.source.first_char(&entry.value);
         let original = original.filter(|c| matches!(c, '\'' | '"'));
@@ -170,9 +170,9 @@ impl Planner<'_, '_> {
         &mut self,
         map_path: &[Segment],
         keys: &Map<String, Value>,
-    ) -> Result<(), String> {
-        let map = node_at(self.root, map_path).ok_or("the mapping moved")?;
-        let entries = map.as_map().ok_or("not a mapping")?;
+    ) -> Result<(), Refusal> {
+        let map = node_at(self.root, map_path).ok_or(Refusal::MappingMoved)?;
+        let entries = map.as_map().ok_or(Refusal::InsertIntoNonMapping)?;
         if self.source.is_flow(map) {
             let pairs: Vec<String> = keys
                 .iter()
@@ -193,20 +193,20 @@ impl Planner<'_, '_> {
             });
             return Ok(());
         }
-        let first = entries.first().ok_or("an empty block mapping")?;
+        let first = entries.first().ok_or(Refusal::EmptyBlockMapping)?;
         let key_start = self.source.byte(first.key_span.start);
         let line_start = self.source.line_start(key_start);
         let indent = &self.source.text[line_start..key_start];
         let indent = if indent.trim().is_empty() || indent.trim() == "-" {
             " ".repeat(indent.chars().count())
         } else {
-            return Err("the mapping's indentation cannot be read".to_owned());
+            return Err(Refusal::UnreadableIndentation);
         };
         let end = self.source.end(map);
         let rest_end = self.source.next_line(end);
         let rest = self.source.text[end..rest_end].trim();
         if !(rest.is_empty() || rest.starts_with('#')) {
-            return Err("the mapping shares its last line with other content".to_owned());
+            return Err(Refusal::MappingSharesLastLine);
         }
         let mut text = String::new();
         let yaml = crate::yaml::emit::to_yaml(&Value::Object(keys.clone()));

@@ -4,6 +4,7 @@
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
+use super::Refusal;
 use crate::yaml::{Entry, FieldPath, Node, Pos, Segment};
 /// The file being edited: byte offsets of the parser's character positions, and its line
 /// ending.
@@ -200,7 +201,7 @@ pub(super) fn check_path(
     root: &Node,
     path: &[Segment],
     regions: &[(usize, usize)],
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let mut node = root;
     for segment in path {
         let Some(next) = child(node, segment) else {
@@ -212,16 +213,10 @@ pub(super) fn check_path(
             && !(container.0 <= start && start <= container.1)
             && node.span != root.span;
         if source.text[start..].starts_with('*') || outside_parent {
-            return Err(format!(
-                "`{}` comes from an alias (edit the anchor by hand)",
-                FieldPath(path.to_vec())
-            ));
+            return Err(Refusal::FromAlias(FieldPath(path.to_vec())));
         }
         if regions.iter().any(|(s, e)| *s <= start && start <= *e) {
-            return Err(format!(
-                "`{}` is inside an anchor that is used elsewhere (edit it by hand)",
-                FieldPath(path.to_vec())
-            ));
+            return Err(Refusal::InsideAnchor(FieldPath(path.to_vec())));
         }
         node = next;
     }

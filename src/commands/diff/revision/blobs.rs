@@ -25,7 +25,7 @@ pub(super) fn read(toplevel: &Path, wanted: &[Wanted]) -> Result<Vec<Vec<u8>>, S
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| spawn_error(&err).to_string())?;
+        .map_err(|err| spawn_error(err).to_string())?;
     let mut stdin = child.stdin.take().ok_or("git cat-file has no input")?;
     let names: Vec<String> = wanted.iter().map(|w| format!("{}\n", w.object)).collect();
     // Written from a thread: git answers while it reads, and both pipes have limited buffers.

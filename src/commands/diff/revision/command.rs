@@ -6,23 +6,20 @@ use std::process::Output;
 use crate::error::Error;
 pub(super) use crate::source::git_command;
 
-pub(super) fn spawn_error(err: &std::io::Error) -> Error {
+pub(super) fn spawn_error(err: std::io::Error) -> Error {
     if err.kind() == std::io::ErrorKind::NotFound {
-        Error::Io(
+        Error::Git(
             "git is not installed or not on PATH; --base and --head read revisions with it"
                 .to_owned(),
         )
     } else {
-        Error::Io(format!("cannot run git: {err}"))
+        Error::system("cannot run git", err)
     }
 }
 
 /// Runs git to completion (for commands with short output).
 pub(super) fn git(dir: &Path, args: &[&std::ffi::OsStr]) -> Result<Output, Error> {
-    git_command(dir)
-        .args(args)
-        .output()
-        .map_err(|err| spawn_error(&err))
+    git_command(dir).args(args).output().map_err(spawn_error)
 }
 
 pub(super) fn stdout_line(output: &Output) -> String {

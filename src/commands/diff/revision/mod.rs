@@ -211,7 +211,7 @@ impl Revision {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|err| spawn_error(&err))?;
+            .map_err(spawn_error)?;
         let stdout = child
             .stdout
             .take()
@@ -231,7 +231,7 @@ impl Revision {
     }
 
     fn failed(&self, message: &str) -> Error {
-        Error::Io(format!(
+        Error::Git(format!(
             "cannot read {} ({}): {message}",
             self.given, self.commit
         ))
@@ -424,11 +424,11 @@ impl Revision {
             size: entry.size.unwrap_or_default(),
         };
         crate::source::check_size(picked.size).map_err(|problem| {
-            Error::Io(format!("{display} in {}: {}", self.given, problem.message))
+            Error::Git(format!("{display} in {}: {}", self.given, problem.message))
         })?;
         let bytes = self.read(&[picked])?.remove(0).1.to_vec();
         let text = crate::source::decode(bytes).map_err(|problem| {
-            Error::Io(format!("{display} in {}: {}", self.given, problem.message))
+            Error::Git(format!("{display} in {}: {}", self.given, problem.message))
         })?;
         let mut config = crate::config::parse(&display, &text);
         if !catalog_given && let Some(CatalogChoice::Path(path)) = config.catalog.clone() {
