@@ -1,6 +1,6 @@
-//! The VMI-spec defaults one by one, after what KubeVirt's `pkg/defaults` and the VMI mutator's
-//! tests pin down: disks for volumes, the default pod network, resource requests, guest memory,
-//! CPU topology and container-disk pull policies (the cases are written here).
+//! The VMI-spec defaults one by one, each with the cases that tell its branches apart: disks for
+//! volumes, the default pod network, resource requests, guest memory, CPU topology, container-disk
+//! pull policies and the eviction strategy.
 
 use serde_json::{Value, json};
 
