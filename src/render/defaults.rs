@@ -262,3 +262,7 @@ fn set_pull_policies(spec: &mut Obj) {
         disk.insert("imagePullPolicy".to_owned(), policy.into());
     }
 }
+
+#[cfg(test)]
+#[path = "defaults_tests.rs"]
+mod tests;

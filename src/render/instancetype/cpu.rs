@@ -185,4 +185,81 @@ mod tests {
         assert_eq!(topology(1, Some(&pref("spread", None, None)), v), (1, 1, 1));
         assert_eq!(topology(0, Some(&pref("cores", None, None)), v), (1, 0, 1));
     }
+
+    fn instancetype(cpu: serde_json::Value) -> InstancetypeSpec {
+        let mut spec = serde_json::json!({"memory": {"guest": "1Gi"}});
+        spec["cpu"] = cpu;
+        crate::model::decode(&spec).unwrap()
+    }
+
+    fn applied(instancetype: &InstancetypeSpec, vm_cpu: serde_json::Value) -> (Vec<String>, Obj) {
+        let mut spec = Obj::new();
+        child(&mut spec, "domain").insert("cpu".to_owned(), vm_cpu);
+        let conflicts = apply(
+            "spec",
+            instancetype,
+            None,
+            &mut spec,
+            KubeVirtVersion::LATEST,
+        );
+        let paths = conflicts.into_iter().map(|c| c.path).collect();
+        (
+            paths,
+            get_obj(get_obj(&spec, "domain").unwrap(), "cpu")
+                .unwrap()
+                .clone(),
+        )
+    }
+
+    /// KubeVirt `pkg/instancetype/apply/cpu.go`: what the instance type sets is copied into
+    /// the VM's domain.cpu, with the topology of its guest vCPUs.
+    #[test]
+    fn the_instancetype_cpu_settings_are_copied_into_a_vm_without_them() {
+        let it = instancetype(serde_json::json!({
+            "guest": 2, "model": "host-passthrough", "dedicatedCPUPlacement": true,
+            "isolateEmulatorThread": true, "numa": {"guestMappingPassthrough": {}},
+            "realtime": {"mask": "0"}, "maxSockets": 4
+        }));
+        let (conflicts, cpu) = applied(&it, serde_json::json!({}));
+        assert_eq!(conflicts, Vec::<String>::new());
+        assert_eq!(
+            serde_json::Value::Object(cpu),
+            serde_json::json!({
+                "model": "host-passthrough", "dedicatedCpuPlacement": true,
+                "isolateEmulatorThread": true, "numa": {"guestMappingPassthrough": {}},
+                "realtime": {"mask": "0"}, "maxSockets": 4, "sockets": 2, "cores": 1, "threads": 1
+            })
+        );
+    }
+
+    /// A VM's CPU setting conflicts only where the instance type sets the same one.
+    #[test]
+    fn vm_cpu_settings_conflict_only_with_the_same_instancetype_setting() {
+        let vm_cpu = serde_json::json!({
+            "model": "Haswell", "dedicatedCpuPlacement": true, "isolateEmulatorThread": true,
+            "numa": {"guestMappingPassthrough": {}}, "realtime": {}
+        });
+        let (conflicts, cpu) = applied(
+            &instancetype(serde_json::json!({"guest": 1})),
+            vm_cpu.clone(),
+        );
+        assert_eq!(conflicts, Vec::<String>::new());
+        assert_eq!(cpu["model"], vm_cpu["model"]);
+        let it = instancetype(serde_json::json!({
+            "guest": 1, "model": "host-passthrough", "dedicatedCPUPlacement": true,
+            "isolateEmulatorThread": true, "numa": {"guestMappingPassthrough": {}},
+            "realtime": {}
+        }));
+        let (conflicts, _) = applied(&it, vm_cpu);
+        assert_eq!(
+            conflicts,
+            [
+                "spec.domain.cpu.model",
+                "spec.domain.cpu.dedicatedCPUPlacement",
+                "spec.domain.cpu.isolateEmulatorThread",
+                "spec.domain.cpu.numa",
+                "spec.domain.cpu.realtime",
+            ]
+        );
+    }
 }
