@@ -3,7 +3,8 @@
 // What differs up to v1.3: the fake clientsets under client-go's generated/, the JSON patch
 // library from github.com/evanphx, admitters whose Admit takes no context, the VM mutator built
 // as a struct, and expand done by the expand-vm-spec handler itself (pkg/virt-api/rest/expand.go
-// up to v1.3) rather than by an Expand method.
+// up to v1.3) rather than by an Expand method. What moved between v1.0 and v1.1 within that
+// range is in v1_0.go and v1_1_to_v1_3.go.
 
 package main
 
@@ -13,7 +14,6 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch"
 	admissionv1 "k8s.io/api/admission/v1"
-	k8sfield "k8s.io/apimachinery/pkg/util/validation/field"
 
 	virtv1 "kubevirt.io/api/core/v1"
 	cdifake "kubevirt.io/client-go/generated/containerized-data-importer/clientset/versioned/fake"
@@ -22,7 +22,6 @@ import (
 	instancetypeclient "kubevirt.io/client-go/generated/kubevirt/clientset/versioned/typed/instancetype/v1beta1"
 
 	"kubevirt.io/kubevirt/pkg/instancetype"
-	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/mutating-webhook/mutators"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/validating-webhook/admitters"
 )
@@ -62,10 +61,7 @@ func (a vmsAdmitter) Admit(ctx context.Context, review *admissionv1.AdmissionRev
 }
 
 func newVMsAdmitter(c *cluster) vmsAdmitter {
-	admitter := admitters.NewVMsAdmitter(c.config, c.client, &webhooks.Informers{
-		DataSourceInformer: c.dataSourceStore,
-		NamespaceInformer:  c.namespaceInformer,
-	})
+	admitter := admitters.NewVMsAdmitter(c.config, c.client, vmsAdmitterInformers(c))
 	return vmsAdmitter{contextual(admitter.Admit)}
 }
 
@@ -88,7 +84,7 @@ func expandSpec(c *cluster, vm *virtv1.VirtualMachine) (*virtv1.VirtualMachine, 
 	if instancetypeSpec == nil && preferenceSpec == nil {
 		return vm, nil
 	}
-	if conflicts := methods.ApplyToVmi(k8sfield.NewPath("spec", "template", "spec"), instancetypeSpec, preferenceSpec, &vm.Spec.Template.Spec, &vm.Spec.Template.ObjectMeta); len(conflicts) > 0 {
+	if conflicts := applyToTemplate(methods, instancetypeSpec, preferenceSpec, vm); len(conflicts) > 0 {
 		return nil, errCannotExpand
 	}
 	vm.Spec.Instancetype = nil

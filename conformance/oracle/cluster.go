@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -230,17 +231,22 @@ func clusterConfig(kv *virtv1.KubeVirt) *virtconfig.ClusterConfig {
 	kv.Namespace = "kubevirt"
 	kv.Status.DefaultArchitecture = clusterArch
 	config, crdInformer, _ := testutils.NewFakeClusterConfigUsingKVWithCPUArch(kv, clusterArch)
-	addDataSourceAPI(crdInformer)
+	addCDIAPIs(crdInformer)
 	return config
 }
 
-// addDataSourceAPI registers CDI's DataSource CRD, as testutils.AddDataSourceAPI does from
-// v1.8 on (older releases lack that helper).
-func addDataSourceAPI(crdInformer cache.SharedIndexInformer) {
-	_ = crdInformer.GetStore().Add(&extv1.CustomResourceDefinition{
-		Spec: extv1.CustomResourceDefinitionSpec{
-			Group: "cdi.kubevirt.io",
-			Names: extv1.CustomResourceDefinitionNames{Kind: "DataSource"},
-		},
-	})
+// addCDIAPIs registers CDI's DataVolume and DataSource CRDs (CDI is installed), as
+// testutils.AddDataSourceAPI does for DataSource from v1.8 on (older releases lack that
+// helper). Up to v1.1 the VMI spec validation refuses DataVolume volumes when the cluster
+// configuration sees no DataVolume CRD (HasDataVolumeAPI); later releases do not ask.
+func addCDIAPIs(crdInformer cache.SharedIndexInformer) {
+	for _, kind := range []string{"DataVolume", "DataSource"} {
+		_ = crdInformer.GetStore().Add(&extv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: strings.ToLower(kind) + "s.cdi.kubevirt.io"},
+			Spec: extv1.CustomResourceDefinitionSpec{
+				Group: "cdi.kubevirt.io",
+				Names: extv1.CustomResourceDefinitionNames{Kind: kind},
+			},
+		})
+	}
 }

@@ -40,7 +40,7 @@ pub(crate) fn check(
         return Some(unmet);
     }
     if let Some(memory) = &requirements.memory
-        && let Some(unmet) = check_memory(instancetype, spec, &memory.guest)
+        && let Some(unmet) = check_memory(instancetype, spec, &memory.guest, version)
     {
         return Some(unmet);
     }
@@ -141,10 +141,19 @@ fn check_memory(
     instancetype: Option<&InstancetypeSpec>,
     spec: &Obj,
     required: &Value,
+    version: KubeVirtVersion,
 ) -> Option<Unmet> {
     let required = Quantity::from_json(required).ok()?;
-    let vm_guest = get_obj(spec, "domain")
-        .and_then(|d| get_obj(d, "memory"))
+    let vm_memory = get_obj(spec, "domain").and_then(|d| get_obj(d, "memory"));
+    // Before v1.6 a VM without an instance type and without `domain.memory` meets any memory
+    // requirement: `checkMemoryPreferenceRequirements` compares only a present `Memory`
+    // (pkg/instancetype/instancetype.go at v1.0.0 to v1.3.0,
+    // pkg/instancetype/preference/requirements/memory.go at v1.4.0 and v1.5.0); v1.6 counts
+    // a missing one as 0Mi. Up to v1.0 the check runs before the defaults that would fill it.
+    if instancetype.is_none() && vm_memory.is_none() && !version.at_least(1, 6) {
+        return None;
+    }
+    let vm_guest = vm_memory
         .and_then(|m| m.get("guest"))
         .and_then(|g| Quantity::from_json(g).ok());
     let (field, by, provided) = match instancetype {
@@ -207,7 +216,7 @@ pub(crate) fn check_spread(
 
 #[cfg(test)]
 mod tests {
-    use super::product;
+    use super::*;
 
     #[test]
     fn topology_products_wrap_like_kubevirts_uint32() {
@@ -218,5 +227,38 @@ mod tests {
             "found by the render_vm fuzzer"
         );
         assert_eq!(product(&[u64::MAX, 1]), u64::from(u32::MAX));
+    }
+
+    fn needs_one_gib() -> PreferenceSpec {
+        let spec = serde_json::json!({"requirements": {"memory": {"guest": "1Gi"}}});
+        crate::model::decode(&spec).expect("a preference spec")
+    }
+
+    fn memory_unmet(template_spec: &Value, version: KubeVirtVersion) -> Option<String> {
+        let spec = template_spec.as_object().expect("an object").clone();
+        check(None, &needs_one_gib(), &spec, version).map(|unmet| unmet.field())
+    }
+
+    #[test]
+    fn a_vm_without_memory_meets_memory_requirements_before_v1_6() {
+        // requirements/memory.go at v1.5.0 compares only a present domain.memory; at v1.6.0
+        // a missing one provides 0Mi.
+        let no_memory = serde_json::json!({"domain": {"devices": {}}});
+        for minor in [0, 1, 2, 5] {
+            assert_eq!(
+                memory_unmet(&no_memory, KubeVirtVersion::new(1, minor)),
+                None,
+                "v1.{minor}"
+            );
+        }
+        assert_eq!(
+            memory_unmet(&no_memory, KubeVirtVersion::new(1, 6)).as_deref(),
+            Some("spec.template.spec.domain.memory")
+        );
+        let small = serde_json::json!({"domain": {"memory": {"guest": "512Mi"}}});
+        assert_eq!(
+            memory_unmet(&small, KubeVirtVersion::new(1, 0)).as_deref(),
+            Some("spec.template.spec.domain.memory")
+        );
     }
 }
