@@ -37,18 +37,10 @@ const PENDING: &str = "v1.2/v1.3: not a verified release yet";
 /// each entry names a real case and release.
 const NOT_SCORED: &[(&str, &[&str], &str)] = &[
     (
-        "813-dev-gpu-dra-claim",
-        &["v1.6", "v1.7"],
-        "KubeVirt names the field spec.template.spec.spec.domain.devices.gpus (pkg/dra/admitter at \
-         v1.6.0 and v1.7.0); kvlint reports the real field, and takes a finding's location from \
-         the cause's field (src/check/vm/), so it cannot carry KubeVirt's text apart",
-    ),
-    (
         "505-net-slirp-discontinued",
-        &["*"],
-        "KubeVirt names the field spec.domain.devices.interfaces[0].slirp (the network validator \
-         is built with the path `spec` for the VMI template, vms-admitter.go); kvlint reports the \
-         real field, and takes a finding's location from the cause's field (src/check/vm/)",
+        &["v1.2"],
+        "v1.2 does not refuse slirp as discontinued yet (that came with v1.3): it refuses it \
+         as not enabled in kubevirt-config, at interfaces[0].name",
     ),
     // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
     // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,
