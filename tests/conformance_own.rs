@@ -27,22 +27,8 @@ const OWN: &str = "testdata/conformance/own";
 /// The releases kvlint verifies (README, "What kvlint reproduces"): each must have its folder.
 const VERIFIED: [&str; 6] = ["v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 
-const BEFORE_V1_6: &[&str] = &["v1.0", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5"];
-const BEFORE_V1_8: &[&str] = &[
-    "v1.0", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7",
-];
-const BEFORE_V1_9: &[&str] = &[
-    "v1.0", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7", "v1.8",
-];
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 const NOT_YET_VERIFIED: &[&str] = &["v1.0", "v1.1", "v1.2", "v1.3"];
-
-/// A VM field the release's own VirtualMachine CRD does not declare: that release's API server
-/// refuses it ("... in body is a forbidden property") and its expand drops it, while kvlint
-/// validates every release's VMs against the current VirtualMachine schema (per-release schemas
-/// exist for instance types and preferences only, src/schema/releases.rs).
-const NEWER_VM_FIELD: &str =
-    "a VM field newer than the release: kvlint has no per-release VirtualMachine schema";
 
 const UP_TO_V1_2: &[&str] = &["v1.0", "v1.1", "v1.2"];
 
@@ -59,41 +45,11 @@ const PENDING: &str = "v1.0 to v1.3: not a verified release yet";
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
 /// each entry names a real case and release.
 const NOT_SCORED: &[(&str, &[&str], &str)] = &[
-    ("409-kv-disabled-beta-gate", BEFORE_V1_8, NEWER_VM_FIELD), // domain.rebootPolicy, v1.8
-    ("805-dev-reboot-policy", BEFORE_V1_8, NEWER_VM_FIELD),
-    ("503-net-passt-binding-core", BEFORE_V1_8, NEWER_VM_FIELD), // interfaces[].passtBinding, v1.8
-    ("504-net-passt-binding-gate", BEFORE_V1_8, NEWER_VM_FIELD),
-    ("508-net-port-ranges", BEFORE_V1_9, NEWER_VM_FIELD), // interfaces[].portRanges, v1.9
-    ("512-net-dra-resource-claim", BEFORE_V1_9, NEWER_VM_FIELD), // networks[].resourceClaim, v1.9
-    ("603-storage-container-path", BEFORE_V1_8, NEWER_VM_FIELD), // volumes[].containerPath, v1.8
-    ("611-storage-utility-volume", BEFORE_V1_8, NEWER_VM_FIELD), // utilityVolumes, v1.8
-    ("703-mem-reserved-overhead", BEFORE_V1_8, NEWER_VM_FIELD), // memory.reservedOverhead, v1.8
-    ("803-dev-video-type", BEFORE_V1_6, NEWER_VM_FIELD),  // devices.video, v1.6
-    ("815-dev-video-type-gate", BEFORE_V1_6, NEWER_VM_FIELD),
-    (
-        "806-dev-watchdog-diag288-amd64",
-        BEFORE_V1_6,
-        NEWER_VM_FIELD,
-    ), // watchdog.diag288, v1.6
-    (
-        "807-dev-acpi-msdm-missing-volume",
-        BEFORE_V1_6,
-        NEWER_VM_FIELD,
-    ), // firmware.acpi, v1.6
-    ("813-dev-gpu-dra-claim", BEFORE_V1_6, NEWER_VM_FIELD), // gpus[].claimName, resourceClaims, v1.6
-    (
-        "813-dev-gpu-dra-claim",
-        &["v1.6", "v1.7"],
-        "KubeVirt names the field spec.template.spec.spec.domain.devices.gpus (pkg/dra/admitter at \
-         v1.6.0 and v1.7.0); kvlint reports the real field, and takes a finding's location from \
-         the cause's field (src/check/vm/), so it cannot carry KubeVirt's text apart",
-    ),
     (
         "505-net-slirp-discontinued",
-        &["*"],
-        "KubeVirt names the field spec.domain.devices.interfaces[0].slirp (the network validator \
-         is built with the path `spec` for the VMI template, vms-admitter.go); kvlint reports the \
-         real field, and takes a finding's location from the cause's field (src/check/vm/)",
+        &["v1.2"],
+        "v1.2 does not refuse slirp as discontinued yet (that came with v1.3): it refuses it \
+         as not enabled in kubevirt-config, at interfaces[0].name",
     ),
     // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
     // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,

@@ -219,7 +219,11 @@ fn mutate_by_webhook(
     // The API server prunes fields the CRD does not know; the webhook's patch then replaces
     // spec and metadata with Go's serialisation of the result.
     crate::render::shape::prune_unknown(&mut out, profile.version);
-    crate::render::shape::normalize_vm(&mut out, &crate::k8s::quantity::canonical_json);
+    crate::render::shape::normalize_vm_at(
+        &mut out,
+        profile.version,
+        &crate::k8s::quantity::canonical_json,
+    );
     Mutation {
         vm: out,
         refusal: None,

@@ -159,7 +159,9 @@ fn revision_name_written(
 fn expand(vm: &Value, specs: Specs<'_>, profile: &ClusterProfile) -> Option<Value> {
     let mut expanded = render::expand(vm.clone(), specs, true, profile).ok()?;
     render::shape::prune_unknown(&mut expanded, profile.version);
-    render::shape::normalize_vm(&mut expanded, &|v| crate::k8s::quantity::canonical_json(v));
+    render::shape::normalize_vm_at(&mut expanded, profile.version, &|v| {
+        crate::k8s::quantity::canonical_json(v)
+    });
     Some(expanded)
 }
 

@@ -15,7 +15,9 @@
 //!
 //! [`check_object`] uses the schema of the newest KubeVirt release; [`check_object_for_release`]
 //! uses the schema of the target release, derived from the newest one (`releases.rs`), so that a
-//! field the target release does not have yet is an unknown field too.
+//! field the target release does not have yet is an unknown field too. The VirtualMachine of an
+//! older release is the current one without the fields [`newer_vm_fields`] finds
+//! (`vm_releases.rs`): that release's webhook refuses them and its `expand` drops them.
 //!
 //! Before validating, object fields whose value is `null` are removed, as the API server drops
 //! them before it validates a custom resource.
@@ -27,6 +29,7 @@ mod generate;
 mod locations;
 mod releases;
 pub mod types;
+mod vm_releases;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
@@ -42,6 +45,9 @@ pub use generate::{
     KINDS, MATCHERS_FILE, SERVED_VERSIONS, SchemaFile, kind_schema, matchers_schema, schema_files,
 };
 pub use locations::{SchemaLocations, check_with_locations, load_locations};
+pub(crate) use vm_releases::{
+    forbidden_property_message, newer_vm_fields, print_empty_fields_of_release,
+};
 
 /// A schema and its compiled validator.
 struct Compiled {

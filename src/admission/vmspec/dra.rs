@@ -93,7 +93,12 @@ fn dra_devices<'a>(
     enabled: bool,
     reject_mixed: bool,
 ) -> Vec<&'a str> {
-    let field = format!("{TEMPLATE_SPEC}.domain.devices.{key}");
+    // v1.6 and v1.7 name the GPUs field below the template spec's `spec` (pkg/dra/admitter).
+    let field = if key == "gpus" && !cx.profile.version.at_least(1, 8) {
+        format!("{TEMPLATE_SPEC}.spec.domain.devices.{key}")
+    } else {
+        format!("{TEMPLATE_SPEC}.domain.devices.{key}")
+    };
     let devices = array_at(cx.spec, &["domain", "devices", key]);
     let has_claim = |d: &Value| is_set_at(d, &["claimName"]) || is_set_at(d, &["requestName"]);
     let is_dra = |d: &Value| str_at(d, &["deviceName"]).is_empty() && has_claim(d);
@@ -163,7 +168,7 @@ fn dra_devices<'a>(
 mod tests {
     use serde_json::json;
 
-    use crate::admission::vmspec::test_support::{one, run};
+    use crate::admission::vmspec::test_support::{one, profile, run, run_with};
 
     #[test]
     fn dra_devices() {
@@ -192,5 +197,23 @@ mod tests {
             ),
             Vec::new()
         );
+    }
+
+    #[test]
+    fn gpus_are_named_below_the_template_specs_spec_before_v1_8() {
+        let gpus = json!({"resourceClaims": [{"name": "c", "resourceClaimTemplateName": "t"}],
+            "domain": {"devices": {"gpus": [{"name": "gpu1", "claimName": "c", "requestName": "r"}]}}});
+        let message = "vmi.spec.domain.devices.gpus contains DRA enabled GPUs but feature gate is not enabled";
+        for (version, field) in [
+            ((1, 6), "spec.template.spec.spec.domain.devices.gpus"),
+            ((1, 7), "spec.template.spec.spec.domain.devices.gpus"),
+            ((1, 8), "spec.template.spec.domain.devices.gpus"),
+        ] {
+            assert_eq!(
+                run_with(&gpus, &profile(version, &[])),
+                one(field, message),
+                "{version:?}"
+            );
+        }
     }
 }

@@ -77,7 +77,7 @@ impl Analysis<'_, '_> {
                         .finding(
                             &rules::SCHEMA_VIOLATION,
                             &FieldPath::parse(path),
-                            format!("{path} in body is a forbidden property"),
+                            crate::schema::forbidden_property_message(path),
                         )
                         .with_help(format!(
                             "KubeVirt {} does not have this field yet: remove it or target a newer release",

@@ -304,7 +304,9 @@ fn unrendered(analysis: Analysis<'_, '_>, renders: bool) -> VmReport {
 /// the expand is of the stored VM.
 fn normalized(mut value: Value, profile: &ClusterProfile, written: Option<&Value>) -> Value {
     render::shape::prune_unknown(&mut value, profile.version);
-    render::shape::normalize_vm(&mut value, &|v| crate::k8s::quantity::canonical_json(v));
+    render::shape::normalize_vm_at(&mut value, profile.version, &|v| {
+        crate::k8s::quantity::canonical_json(v)
+    });
     if let Some(written) = written {
         strip_webhook_only(&mut value, written);
     }

@@ -54,6 +54,16 @@ pub(super) fn vm_path_of(field: &str) -> FieldPath {
     if let Some(key) = field.strip_prefix("annotations.") {
         return FieldPath::parse("spec.template.metadata.annotations").key(key);
     }
+    // Some causes start the field at a wrong base: the network validator of a VM's creation
+    // at `spec` (`spec.domain.devices.interfaces[0].slirp`, vms-admitter.go), the DRA admitter
+    // of v1.6 and v1.7 at the template spec's `spec` (`spec.template.spec.spec.domain...`).
+    if let Some(rest) = field.strip_prefix("spec.template.spec.spec.").or_else(|| {
+        field
+            .strip_prefix("spec.")
+            .filter(|r| r.starts_with("domain."))
+    }) {
+        return FieldPath::parse(&format!("spec.template.spec.{rest}"));
+    }
     // A few causes name the feature rather than the field that uses it.
     let field = match field {
         "spec.template.spec.HostDevices" => "spec.template.spec.domain.devices.hostDevices",
@@ -100,4 +110,31 @@ pub(super) fn instancetype_field(conflict: &str) -> FieldPath {
         _ => "cpu.guest",
     };
     FieldPath::parse(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vm_path_of;
+
+    #[test]
+    fn causes_with_a_wrong_base_point_at_the_template_field() {
+        for (field, path) in [
+            (
+                "spec.domain.devices.interfaces[0].slirp",
+                "spec.template.spec.domain.devices.interfaces[0].slirp",
+            ),
+            (
+                "spec.template.spec.spec.domain.devices.gpus",
+                "spec.template.spec.domain.devices.gpus",
+            ),
+            (
+                "spec.template.spec.domain.cpu.sockets",
+                "spec.template.spec.domain.cpu.sockets",
+            ),
+            ("spec.domainx", "spec.domainx"),
+            ("spec.runStrategy", "spec.runStrategy"),
+        ] {
+            assert_eq!(vm_path_of(field).to_string(), path, "{field}");
+        }
+    }
 }

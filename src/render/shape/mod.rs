@@ -209,6 +209,17 @@ pub(crate) fn normalize_vm(vm: &mut Value, canonical_quantity: &dyn Fn(&Value) -
     normalize_value(&VIRTUAL_MACHINE, vm, canonical_quantity);
 }
 
+/// [`normalize_vm`] as release `version` encodes the VM: its Go types print a few empty fields
+/// that the current ones leave out (`crate::schema` lists them).
+pub(crate) fn normalize_vm_at(
+    vm: &mut Value,
+    version: crate::cluster::version::KubeVirtVersion,
+    canonical_quantity: &dyn Fn(&Value) -> Option<String>,
+) {
+    normalize_vm(vm, canonical_quantity);
+    crate::schema::print_empty_fields_of_release(vm, version);
+}
+
 /// The shape of the value at `path` below the `VirtualMachine` root, or `None` when the path is
 /// not part of the Go type.
 ///

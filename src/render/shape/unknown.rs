@@ -59,29 +59,11 @@ pub(crate) fn sibling_fields(path: &FieldPath) -> Vec<&'static str> {
     }
 }
 
-/// VM fields newer than some KubeVirt releases: (path below the VM, first release with it).
-/// Older API servers refuse them as forbidden properties and Go's decoder drops them.
-const FIELDS_SINCE: &[(&str, KubeVirtVersion)] = &[
-    (
-        "spec.template.spec.domain.ioThreads",
-        KubeVirtVersion::new(1, 5),
-    ),
-    (
-        "spec.template.spec.domain.devices.panicDevices",
-        KubeVirtVersion::new(1, 6),
-    ),
-];
-
-/// Fields of `vm` that `version`'s VM type does not have yet.
+/// Fields of `vm` that `version`'s VM type does not have yet (`crate::schema` lists them).
 pub(crate) fn newer_fields(vm: &Value, version: KubeVirtVersion) -> Vec<FieldPath> {
-    FIELDS_SINCE
-        .iter()
-        .filter(|(_, since)| version < *since)
-        .map(|(path, _)| FieldPath::parse(path))
-        .filter(|path| {
-            let pointer = crate::yaml::json_pointer(path);
-            vm.pointer(&pointer).is_some_and(|v| !v.is_null())
-        })
+    crate::schema::newer_vm_fields(vm, version)
+        .into_iter()
+        .map(|(path, _)| path)
         .collect()
 }
 

@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(
             run_with(&vm, &profile((1, 8), &[])),
             one(
-                "spec.template.spec.domain.devices.interfaces[0].macvtap",
+                "spec.domain.devices.interfaces[0].macvtap",
                 "Macvtap network binding has been discontinued since v1.3"
             )
         );

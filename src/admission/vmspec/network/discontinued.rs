@@ -3,10 +3,11 @@
 use serde_json::Value;
 
 use crate::admission::Cause;
-use crate::admission::vmspec::TEMPLATE_SPEC;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::model::value::{array_at, is_set_at};
 
+/// The VM admitter builds this validator with the path `spec` for the template spec
+/// (vms-admitter.go), so KubeVirt names `spec.domain.devices.interfaces[N].BINDING`.
 /// Up to v1.7 only slirp was refused here; passt and macvtap were still validated as bindings
 /// behind their gates (`Validator.ValidateCreation`, pkg/network/admitter/validator.go at v1.7.0).
 pub(in crate::admission::vmspec) fn discontinued_bindings(
@@ -30,7 +31,7 @@ pub(in crate::admission::vmspec) fn discontinued_bindings(
         for &(binding, name) in bindings {
             if is_set_at(iface, &[binding]) {
                 causes.push(Cause::new(
-                    format!("{TEMPLATE_SPEC}.domain.devices.interfaces[{idx}].{binding}"),
+                    format!("spec.domain.devices.interfaces[{idx}].{binding}"),
                     format!("{name} has been discontinued since v1.3"),
                 ));
             }
@@ -53,7 +54,7 @@ mod tests {
         assert_eq!(
             run(&patch),
             one(
-                "spec.template.spec.domain.devices.interfaces[0].slirp",
+                "spec.domain.devices.interfaces[0].slirp",
                 "Slirp interface support has been discontinued since v1.3"
             )
         );
