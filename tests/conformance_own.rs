@@ -32,13 +32,6 @@ const NOT_YET_VERIFIED: &[&str] = &["v1.0", "v1.1", "v1.2", "v1.3"];
 
 const UP_TO_V1_2: &[&str] = &["v1.0", "v1.1", "v1.2"];
 
-/// At v1.0 the VM's template fields of v1.1 (`memory.maxGuest`, `interfaces[].binding`,
-/// `disks[].errorPolicy`, `efi.persistent`, `devices.downwardMetrics`) are refused as forbidden
-/// properties by the mutating webhook's schema check; kvlint's table of newer VM fields
-/// (src/render/shape/unknown.rs) does not list them yet.
-const NEWER_THAN_V1_0: &str =
-    "a VM template field of v1.1: kvlint does not refuse it at v1.0 as a forbidden property yet";
-
 const PENDING: &str = "v1.0 to v1.3: not a verified release yet";
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
@@ -65,26 +58,6 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
     ),
     ("903-arch-s390x-machine-default", UP_TO_V1_2, PENDING),
     // v1.0 and v1.1 only (not verified releases; see the notes above).
-    (
-        "011-conflict-memory-max-guest-only",
-        &["v1.0"],
-        NEWER_THAN_V1_0,
-    ),
-    ("510-net-binding-plugin-unknown", &["v1.0"], NEWER_THAN_V1_0),
-    (
-        "511-net-binding-plugin-registered",
-        &["v1.0"],
-        NEWER_THAN_V1_0,
-    ),
-    ("610-storage-disk-error-policy", &["v1.0"], NEWER_THAN_V1_0),
-    ("704-mem-max-guest-not-aligned", &["v1.0"], NEWER_THAN_V1_0),
-    ("705-mem-max-guest-arm64", &["v1.0"], NEWER_THAN_V1_0),
-    ("802-dev-efi-persistent", &["v1.0"], NEWER_THAN_V1_0),
-    (
-        "811-dev-downward-metrics-device",
-        &["v1.0"],
-        NEWER_THAN_V1_0,
-    ),
     (
         "206-infer-preference-ignore-no-labels",
         &["v1.0"],
