@@ -95,7 +95,11 @@ pub(crate) fn validate(
         return vec![rejection];
     }
     let defaulted = with_template(&mut copy, |spec, _| {
-        defaults::set_vmi_spec_defaults(spec, profile)
+        let defaulted = defaults::set_vmi_spec_defaults(spec, profile);
+        if !version.at_least(1, 4) {
+            super::vm_defaults::set_disk_defaults(spec);
+        }
+        defaulted
     });
     if let Some(Err(message)) = defaulted {
         return vec![Rejection::Defaults(message)];
