@@ -31,7 +31,6 @@ const BEFORE_V1_6: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5"];
 const BEFORE_V1_8: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7"];
 const BEFORE_V1_9: &[&str] = &["v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7", "v1.8"];
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
-const NOT_YET_VERIFIED: &[&str] = &["v1.2", "v1.3"];
 
 /// A VM field the release's own VirtualMachine CRD does not declare: that release's API server
 /// refuses it ("... in body is a forbidden property") and its expand drops it, while kvlint
@@ -39,8 +38,6 @@ const NOT_YET_VERIFIED: &[&str] = &["v1.2", "v1.3"];
 /// exist for instance types and preferences only, src/schema/releases.rs).
 const NEWER_VM_FIELD: &str =
     "a VM field newer than the release: kvlint has no per-release VirtualMachine schema";
-
-const PENDING: &str = "v1.2/v1.3: not a verified release yet";
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
@@ -82,19 +79,6 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
          is built with the path `spec` for the VMI template, vms-admitter.go); kvlint reports the \
          real field, and takes a finding's location from the cause's field (src/check/vm/)",
     ),
-    // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
-    // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,
-    // revisions, ...) is being brought to KubeVirt's separately. Their expected outputs are here
-    // so that each fix shows; the consistency test fails when an entry below starts agreeing.
-    ("006-it-gpus", NOT_YET_VERIFIED, PENDING),
-    ("213-rev-both-revisions", NOT_YET_VERIFIED, PENDING),
-    ("224-drift-pci-topology-s390x", &["v1.2"], PENDING),
-    (
-        "608-storage-downward-metrics-volume",
-        NOT_YET_VERIFIED,
-        PENDING,
-    ),
-    ("903-arch-s390x-machine-default", &["v1.2"], PENDING),
     (
         "506-net-macvtap-discontinued-gate",
         FROM_V1_5,
