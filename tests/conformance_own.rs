@@ -28,11 +28,6 @@ const OWN: &str = "testdata/conformance/own";
 const VERIFIED: [&str; 6] = ["v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
-const NOT_YET_VERIFIED: &[&str] = &["v1.0", "v1.1", "v1.2", "v1.3"];
-
-const UP_TO_V1_2: &[&str] = &["v1.0", "v1.1", "v1.2"];
-
-const PENDING: &str = "v1.0 to v1.3: not a verified release yet";
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
@@ -44,19 +39,6 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         "v1.2 does not refuse slirp as discontinued yet (that came with v1.3): it refuses it \
          as not enabled in kubevirt-config, at interfaces[0].name",
     ),
-    // v1.2 and v1.3 are not verified releases yet (README): kvlint's per-release behaviour
-    // there (expand of a preference matcher without a kind, GPUs and downwardMetrics checks,
-    // revisions, ...) is being brought to KubeVirt's separately. Their expected outputs are here
-    // so that each fix shows; the consistency test fails when an entry below starts agreeing.
-    ("006-it-gpus", NOT_YET_VERIFIED, PENDING),
-    ("213-rev-both-revisions", NOT_YET_VERIFIED, PENDING),
-    ("224-drift-pci-topology-s390x", UP_TO_V1_2, PENDING),
-    (
-        "608-storage-downward-metrics-volume",
-        NOT_YET_VERIFIED,
-        PENDING,
-    ),
-    ("903-arch-s390x-machine-default", UP_TO_V1_2, PENDING),
     // v1.0 and v1.1 only (not verified releases; see the notes above).
     (
         "206-infer-preference-ignore-no-labels",

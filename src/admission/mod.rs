@@ -6,6 +6,7 @@ pub(crate) mod list_limits;
 pub(crate) mod mutate;
 pub(crate) mod objects;
 pub(crate) mod validate;
+mod vm_defaults;
 mod vmspec;
 
 /// One status cause of a refusal, as KubeVirt returns it.

@@ -176,7 +176,7 @@ fn check_preference(
         .cpu
         .as_ref()
         .and_then(|c| c.preferred_cpu_topology.as_deref());
-    let topology = preference.topology();
+    let topology = preference.topology(version.topology_names());
     if version.at_least(1, 4)
         && let Some(text) = topology_text
     {

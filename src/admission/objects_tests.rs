@@ -198,6 +198,31 @@ fn an_unsupported_spread_across_is_refused() {
     }
 }
 
+/// Up to v1.3 the preference admitter checks the spread options of `preferSpread` only
+/// (`validateSpreadOptions`, preference-admitter.go at v1.3.0): `spread` is an unknown value
+/// there, so its options are not checked.
+#[test]
+fn up_to_v1_3_only_prefer_spread_has_its_spread_options_checked() {
+    let spec = |topology: &str| {
+        format!(
+            "  cpu:\n    preferredCPUTopology: {topology}\n    spreadOptions:\n      across: foobar\n"
+        )
+    };
+    for kind in PREFERENCES {
+        let v1_3 = KubeVirtVersion::new(1, 3);
+        assert_eq!(
+            judged(kind, &spec("preferSpread"), v1_3),
+            one(
+                "KV1013",
+                "spec.cpu.spreadOptions.across",
+                "across foobar is not supported"
+            ),
+            "{kind}"
+        );
+        assert_eq!(judged(kind, &spec("spread"), v1_3), [], "{kind}");
+    }
+}
+
 /// Spreading over cores and threads allows a ratio of 2 only, whether the ratio comes from the
 /// deprecated `preferSpreadSocketToCoreRatio` or from `spreadOptions.ratio`.
 #[test]

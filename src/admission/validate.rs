@@ -72,7 +72,7 @@ pub(crate) fn validate(
     let mut copy = vm;
     if specs.instancetype.is_some() || specs.preference.is_some() {
         if let (Some(instancetype), Some(preference)) = (specs.instancetype, specs.preference)
-            && let Some(rejection) = spread_rejection(instancetype, preference)
+            && let Some(rejection) = spread_rejection(instancetype, preference, version)
         {
             return vec![rejection];
         }
@@ -95,7 +95,11 @@ pub(crate) fn validate(
         return vec![rejection];
     }
     let defaulted = with_template(&mut copy, |spec, _| {
-        defaults::set_vmi_spec_defaults(spec, profile)
+        let defaulted = defaults::set_vmi_spec_defaults(spec, profile);
+        if !version.at_least(1, 4) {
+            super::vm_defaults::set_disk_defaults(spec);
+        }
+        defaulted
     });
     if let Some(Err(message)) = defaulted {
         return vec![Rejection::Defaults(message)];
@@ -134,13 +138,16 @@ fn requirement_rejection(
 fn spread_rejection(
     instancetype: &InstancetypeSpec,
     preference: &PreferenceSpec,
+    version: KubeVirtVersion,
 ) -> Option<Rejection> {
-    if preference.topology() == crate::model::Topology::Spread && preference.spread_ratio() == 0 {
+    if preference.topology(version.topology_names()) == crate::model::Topology::Spread
+        && preference.spread_ratio() == 0
+    {
         return Some(Rejection::Panic(
             "spreadOptions.ratio 0 makes KubeVirt divide by zero while checking the spread topology; the webhook call fails".to_owned(),
         ));
     }
-    requirements::check_spread(instancetype, preference)
+    requirements::check_spread(instancetype, preference, version)
         .map(|message| Rejection::Spread(Cause::new("instancetype.spec.cpu.guest", message)))
 }
 

@@ -7,6 +7,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
+use crate::model::TopologyNames;
+
 /// A KubeVirt release. Comparisons order releases (v1.6.6 < v1.7.0); whether the patch number
 /// was given only decides how the release is shown (`v1.6` or `v1.6.4`).
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +81,16 @@ impl KubeVirtVersion {
     /// Whether this release is `v<major>.<minor>` or newer.
     pub fn at_least(self, major: u32, minor: u32) -> bool {
         self >= Self::new(major, minor)
+    }
+
+    /// The `preferredCPUTopology` spellings this release's instance type API defines: the short
+    /// names came with v1.4.0 and were not backported (`types.go` at v1.3.1 and v1.2.2).
+    pub fn topology_names(self) -> TopologyNames {
+        if self.at_least(1, 4) {
+            TopologyNames::ShortAndPrefer
+        } else {
+            TopologyNames::PreferOnly
+        }
     }
 
     /// Whether this release has a change whose first release in each minor line that got it

@@ -18,7 +18,7 @@ pub use instancetype::{InstancetypeCpu, InstancetypeMemory, InstancetypeSpec, Io
 pub use matcher::{Matcher, MatcherKind, MatcherRole};
 pub use preference::{
     ClockPreferences, CpuPreferences, DevicePreferences, FeaturePreferences, FirmwarePreferences,
-    PreferenceSpec, Requirements, SpreadAcross, SpreadOptions, Topology,
+    PreferenceSpec, Requirements, SpreadAcross, SpreadOptions, Topology, TopologyNames,
 };
 
 /// Decodes a spec as Go's encoding/json would: unknown fields are ignored, a wrong JSON type is

@@ -156,14 +156,32 @@ pub enum Topology {
     Unknown,
 }
 
+/// The spellings of `preferredCPUTopology` a release's API defines
+/// (`staging/src/kubevirt.io/api/instancetype/v1beta1/types.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopologyNames {
+    /// `preferSockets`, `preferCores`, `preferThreads`, `preferSpread`, `preferAny` only: up to
+    /// v1.3, where `cores` and the other short names are unknown values.
+    PreferOnly,
+    /// The short names `sockets`, `cores`, `threads`, `spread`, `any` as well (since v1.4,
+    /// which deprecates the `prefer*` ones).
+    ShortAndPrefer,
+}
+
 impl Topology {
-    pub fn parse(value: Option<&str>) -> Self {
+    pub fn parse(value: Option<&str>, names: TopologyNames) -> Self {
+        let short = names == TopologyNames::ShortAndPrefer;
         match value {
-            None | Some("sockets" | "preferSockets") => Self::Sockets,
-            Some("cores" | "preferCores") => Self::Cores,
-            Some("threads" | "preferThreads") => Self::Threads,
-            Some("spread" | "preferSpread") => Self::Spread,
-            Some("any" | "preferAny") => Self::Any,
+            None | Some("preferSockets") => Self::Sockets,
+            Some("preferCores") => Self::Cores,
+            Some("preferThreads") => Self::Threads,
+            Some("preferSpread") => Self::Spread,
+            Some("preferAny") => Self::Any,
+            Some("sockets") if short => Self::Sockets,
+            Some("cores") if short => Self::Cores,
+            Some("threads") if short => Self::Threads,
+            Some("spread") if short => Self::Spread,
+            Some("any") if short => Self::Any,
             Some(_) => Self::Unknown,
         }
     }
@@ -178,12 +196,14 @@ pub enum SpreadAcross {
 }
 
 impl PreferenceSpec {
-    /// The topology the preference asks for (`sockets` when unset).
-    pub fn topology(&self) -> Topology {
+    /// The topology the preference asks for (`sockets` when unset), among the spellings the
+    /// release defines (`KubeVirtVersion::topology_names`).
+    pub fn topology(&self, names: TopologyNames) -> Topology {
         Topology::parse(
             self.cpu
                 .as_ref()
                 .and_then(|c| c.preferred_cpu_topology.as_deref()),
+            names,
         )
     }
 

@@ -35,7 +35,7 @@ pub(crate) fn check(
 ) -> Option<Unmet> {
     let requirements = preference.requirements.as_ref()?;
     if let Some(cpu) = &requirements.cpu
-        && let Some(unmet) = check_cpu(instancetype, preference, spec, cpu.guest)
+        && let Some(unmet) = check_cpu(instancetype, preference, spec, cpu.guest, version)
     {
         return Some(unmet);
     }
@@ -73,6 +73,7 @@ fn check_cpu(
     preference: &PreferenceSpec,
     spec: &Obj,
     required: u32,
+    version: KubeVirtVersion,
 ) -> Option<Unmet> {
     if let Some(instancetype) = instancetype {
         if instancetype.cpu.guest < required {
@@ -100,7 +101,7 @@ fn check_cpu(
         u64_of(cpu, "threads"),
     );
     let field = |name: &str| format!("{PREFIX}.domain.cpu.{name}");
-    let (provided, fields, text) = match preference.topology() {
+    let (provided, fields, text) = match preference.topology(version.topology_names()) {
         Topology::Threads => (threads, vec![field("threads")], "threads"),
         Topology::Cores => (cores, vec![field("cores")], "cores"),
         Topology::Sockets => (sockets, vec![field("sockets")], "sockets"),
@@ -181,8 +182,9 @@ fn check_memory(
 pub(crate) fn check_spread(
     instancetype: &InstancetypeSpec,
     preference: &PreferenceSpec,
+    version: KubeVirtVersion,
 ) -> Option<String> {
-    if preference.topology() != Topology::Spread {
+    if preference.topology(version.topology_names()) != Topology::Spread {
         return None;
     }
     let guest = instancetype.cpu.guest;
@@ -216,7 +218,56 @@ pub(crate) fn check_spread(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::cluster::profile::KubeVirtVersion;
+    use crate::model::value::Obj;
+    use crate::model::{InstancetypeSpec, PreferenceSpec, decode};
+
+    fn preference(topology: &str, required: u32) -> PreferenceSpec {
+        decode(&json!({
+            "cpu": {
+                "preferredCPUTopology": topology,
+                "spreadOptions": {"across": "SocketsCoresThreads", "ratio": 4},
+            },
+            "requirements": {"cpu": {"guest": required}},
+        }))
+        .unwrap()
+    }
+
+    /// Up to v1.3 the short topology names are unknown values, which
+    /// `checkCPUPreferenceRequirements` (pkg/instancetype/instancetype.go at v1.3.0) passes
+    /// without a check; the `prefer*` spellings are checked.
+    #[test]
+    fn up_to_v1_3_a_short_topology_name_has_no_cpu_requirement_check() {
+        let vm = json!({"domain": {"cpu": {"sockets": 1, "cores": 1, "threads": 1}}});
+        let vm = vm.as_object().unwrap();
+        let v1_3 = KubeVirtVersion::new(1, 3);
+        for short in ["cores", "sockets", "threads", "spread", "any"] {
+            let preference = preference(short, 4);
+            assert_eq!(check(None, &preference, vm, v1_3), None, "{short}");
+            let v1_4 = check(None, &preference, vm, KubeVirtVersion::new(1, 4));
+            assert!(v1_4.is_some(), "{short} at v1.4");
+        }
+        let unmet = check(None, &preference("preferCores", 4), vm, v1_3).unwrap();
+        assert_eq!(unmet.field(), "spec.template.spec.domain.cpu.cores");
+    }
+
+    /// `checkSpreadCPUTopology` (vms-admitter.go at v1.3.0) runs for `preferSpread` only; an
+    /// instance type below the preference's requirement is then refused at `spec.instancetype`.
+    #[test]
+    fn up_to_v1_3_spread_is_not_checked_for_divisibility() {
+        let instancetype: InstancetypeSpec =
+            decode(&json!({"cpu": {"guest": 4}, "memory": {"guest": "1Gi"}})).unwrap();
+        let v1_3 = KubeVirtVersion::new(1, 3);
+        let short = preference("spread", 8);
+        assert_eq!(check_spread(&instancetype, &short, v1_3), None);
+        assert!(check_spread(&instancetype, &short, KubeVirtVersion::new(1, 4)).is_some());
+        assert!(check_spread(&instancetype, &preference("preferSpread", 8), v1_3).is_some());
+        let unmet = check(Some(&instancetype), &short, &Obj::new(), v1_3).unwrap();
+        assert_eq!(unmet.field(), "spec.instancetype");
+    }
 
     #[test]
     fn topology_products_wrap_like_kubevirts_uint32() {

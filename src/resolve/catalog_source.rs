@@ -76,12 +76,13 @@ fn build_builtin(version: KubeVirtVersion) -> Catalog {
         instancetypes.contains(&name) || preferences.contains(&name)
     };
     let mut text = String::new();
-    for object in crate::cluster::catalog::objects_v1_7_0()
-        .iter()
+    for mut object in crate::cluster::catalog::objects_v1_7_0()
+        .into_iter()
         .filter(|o| in_release(o))
     {
+        crate::cluster::catalog::spell_topology_as_bundled(&mut object, version.topology_names());
         text.push_str("---\n");
-        text.push_str(&crate::yaml::emit::to_yaml(object));
+        text.push_str(&crate::yaml::emit::to_yaml(&object));
     }
     let file: Arc<str> = Arc::from(builtin_file());
     let loaded = load::load_text(&file, &text, &LoadOptions::default());
@@ -281,6 +282,30 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// KubeVirt v1.3 knows only the `prefer*` topology names (instancetype v1beta1 types.go at
+    /// v1.3.0), which its bundle (common-instancetypes v1.0.1) spells; v1.4's bundle, v1.2.0,
+    /// spells the short names.
+    #[test]
+    fn the_builtin_catalog_spells_the_topology_as_the_release_bundle_does() {
+        let topology = |minor: u32, name: &str| {
+            let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+            profile.feature_gates = vec!["CommonInstancetypesDeploymentGate".to_owned()];
+            let catalog = load_catalog(&CatalogChoice::Auto, &profile).unwrap();
+            let object = catalog.objects.iter().find(|o| o.name == name).unwrap();
+            object
+                .node
+                .to_json()
+                .pointer("/spec/cpu/preferredCPUTopology")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert_eq!(topology(3, "windows.10"), "preferSockets");
+        assert_eq!(topology(3, "rhel.9.dpdk"), "preferSpread");
+        assert_eq!(topology(4, "windows.10"), "sockets");
+        assert_eq!(topology(4, "rhel.9.dpdk"), "spread");
     }
 
     #[test]

@@ -26,7 +26,26 @@ pub(super) fn input_devices(cx: &mut Ctx) {
     }
 }
 
-pub(super) fn mdev_ramfb(cx: &mut Ctx) {
+/// `validateGPUsWithPassthroughEnabled` up to v1.3 (vmi-create-admitter.go at v1.2.0 and
+/// v1.3.0): GPUs need the `GPU` feature gate, GA since v1.4; the ramfb count came with v1.3 and
+/// stayed as `validateMDEVRamFB`.
+pub(super) fn gpus(cx: &mut Ctx) {
+    let version = cx.profile.version;
+    if !version.at_least(1, 4)
+        && is_set_at(cx.spec, &["domain", "devices", "gpus"])
+        && !cx.gate("GPU")
+    {
+        cx.push(
+            ts!("GPUs"),
+            "GPU feature gate is not enabled in kubevirt-config",
+        );
+    }
+    if version.at_least(1, 3) {
+        mdev_ramfb(cx);
+    }
+}
+
+fn mdev_ramfb(cx: &mut Ctx) {
     let enabled = |gpu: &&Value| {
         let display = present_at(gpu, &["virtualGPUOptions", "display"]);
         display.is_some_and(|d| {
@@ -299,6 +318,41 @@ mod tests {
             one(
                 "spec.template.spec.domain.rebootPolicy",
                 "RebootPolicy is specified but the RebootPolicy feature gate is not enabled"
+            )
+        );
+    }
+
+    /// Up to v1.3 GPUs need the GPU feature gate, and v1.2 does not count ramfb displays
+    /// (`validateGPUsWithPassthroughEnabled`, vmi-create-admitter.go at v1.2.0 and v1.3.0).
+    #[test]
+    fn up_to_v1_3_gpus_need_the_gpu_gate() {
+        let gpu = json!({"name": "a", "deviceName": "nvidia.com/GRID"});
+        let one_gpu = json!({"domain": {"devices": {"gpus": [gpu]}}});
+        let refusal = one(
+            "spec.template.spec.GPUs",
+            "GPU feature gate is not enabled in kubevirt-config",
+        );
+        for minor in [2, 3] {
+            assert_eq!(run_with(&one_gpu, &profile((1, minor), &[])), refusal);
+            assert_eq!(
+                run_with(&one_gpu, &profile((1, minor), &["GPU"])),
+                Vec::new()
+            );
+        }
+        assert_eq!(run_with(&one_gpu, &profile((1, 4), &[])), Vec::new());
+        let display = json!({"name": "b", "deviceName": "nvidia.com/GRID", "virtualGPUOptions": {"display": {}}});
+        let mut second = display.clone();
+        second["name"] = json!("c");
+        let two_displays = json!({"domain": {"devices": {"gpus": [display, second]}}});
+        assert_eq!(
+            run_with(&two_displays, &profile((1, 2), &["GPU"])),
+            Vec::new()
+        );
+        assert_eq!(
+            run_with(&two_displays, &profile((1, 3), &["GPU"])),
+            one(
+                "spec.template.spec.GPUs",
+                "configuring multiple displays with ramfb is not valid "
             )
         );
     }

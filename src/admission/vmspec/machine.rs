@@ -28,11 +28,12 @@ fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
 }
 
 /// The default emulated machines per architecture (virt-config.go); ppc64le had its own until
-/// v1.7 removed the architecture.
+/// v1.7 removed the architecture, and s390x has its own since v1.3 (`GetEmulatedMachines` at
+/// v1.2.0 gives it amd64's, as `GetMachineType` gives it q35).
 fn emulated_machines(arch: &str, version: KubeVirtVersion) -> &'static [&'static str] {
     match arch {
         "arm64" => &["virt*"],
-        "s390x" => &["s390-ccw-virtio*"],
+        "s390x" if version.at_least(1, 3) => &["s390-ccw-virtio*"],
         "ppc64le" if !version.at_least(1, 7) => &["pseries*"],
         _ => &["q35*", "pc-q35*"],
     }
@@ -192,7 +193,7 @@ mod tests {
     use super::glob_match;
     use serde_json::json;
 
-    use crate::admission::vmspec::test_support::{merge, one, run, run_with};
+    use crate::admission::vmspec::test_support::{merge, one, profile, run, run_with};
     use crate::cluster::profile::ClusterProfile;
 
     #[test]
@@ -221,6 +222,23 @@ mod tests {
                 "spec.template.spec.domain.machine.type is not supported: q35 (allowed values: [virt*])"
             )
         );
+    }
+
+    /// v1.2 knows no s390x machines: the amd64 defaults apply (virt-config.go at v1.2.0).
+    #[test]
+    fn up_to_v1_2_s390x_takes_the_amd64_machines() {
+        let s390x = |machine: &str| json!({"architecture": "s390x", "domain": {"machine": {"type": machine}}});
+        let v1_2 = profile((1, 2), &["MultiArchitecture"]);
+        assert_eq!(run_with(&s390x("q35"), &v1_2), Vec::new());
+        assert_eq!(
+            run_with(&s390x("s390-ccw-virtio"), &v1_2),
+            one(
+                "spec.template.spec.domain.machine.type",
+                "spec.template.spec.domain.machine.type is not supported: s390-ccw-virtio (allowed values: [q35* pc-q35*])"
+            )
+        );
+        let v1_3 = profile((1, 3), &["MultiArchitecture"]);
+        assert_eq!(run_with(&s390x("s390-ccw-virtio"), &v1_3), Vec::new());
     }
 
     #[test]

@@ -12,8 +12,8 @@ use super::cpu::{
     cpu_requests_not_negative, io_threads_policy, isolate_emulator_thread, numa, realtime,
 };
 use super::devices::{
-    downward_metrics, host_devices, input_devices, mdev_ramfb, panic_devices,
-    persistent_reservation, persistent_state, sound, video, virtiofs, vsock,
+    downward_metrics, gpus, host_devices, input_devices, panic_devices, persistent_reservation,
+    persistent_state, sound, video, virtiofs, vsock,
 };
 use super::dns::dns;
 use super::dra::dra;
@@ -134,7 +134,7 @@ pub(super) fn vmi_spec(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
         access_credentials,
         dns,
         eviction_strategy,
-        mdev_ramfb,
+        gpus,
         host_devices,
         sound,
         launch_security,

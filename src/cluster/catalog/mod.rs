@@ -11,6 +11,8 @@ mod releases;
 
 use serde_json::{Map, Value};
 
+use crate::model::TopologyNames;
+
 const API_VERSION: &str = "instancetype.kubevirt.io/v1beta1";
 const INSTANCETYPE_KIND: &str = "VirtualMachineClusterInstancetype";
 const PREFERENCE_KIND: &str = "VirtualMachineClusterPreference";
@@ -31,6 +33,26 @@ pub fn objects_v1_7_0() -> Vec<Value> {
     let mut objects = instancetypes::objects();
     objects.extend(preferences::objects());
     objects
+}
+
+/// Spells a generated preference's `preferredCPUTopology` as a release's bundle does: the
+/// catalogs KubeVirt v1.1 to v1.3 bundle (common-instancetypes v0.4.0 to v1.0.1) write
+/// `preferSockets` and `preferSpread`, the only spellings those releases define; v1.2.0 of the
+/// catalog (bundled from KubeVirt v1.4) writes the short names the generated objects have.
+pub fn spell_topology_as_bundled(object: &mut Value, names: TopologyNames) {
+    if names == TopologyNames::ShortAndPrefer {
+        return;
+    }
+    let Some(Value::String(topology)) = object.pointer_mut("/spec/cpu/preferredCPUTopology") else {
+        return;
+    };
+    if let Some(prefer) = ["sockets", "cores", "threads", "spread", "any"]
+        .iter()
+        .find(|short| **short == topology.as_str())
+        .map(|short| format!("prefer{}{}", short[..1].to_uppercase(), &short[1..]))
+    {
+        *topology = prefer;
+    }
 }
 
 /// Names in the bundle of the KubeVirt release (major, minor): (instance types, preferences),

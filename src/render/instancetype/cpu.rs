@@ -94,7 +94,7 @@ pub(super) fn topology(
     if guest == 1 && !spread_without_shortcut {
         return (1, 1, 1);
     }
-    let topology = preference.map_or(Topology::Sockets, PreferenceSpec::topology);
+    let topology = preference.map_or(Topology::Sockets, |p| p.topology(version.topology_names()));
     match topology {
         Topology::Cores => (1, guest, 1),
         Topology::Sockets | Topology::Any => (guest, 1, 1),
@@ -140,6 +140,31 @@ mod tests {
             }),
             ..PreferenceSpec::default()
         }
+    }
+
+    /// Up to v1.3 `cores`, `sockets`, `threads`, `spread` and `any` are unknown values, which
+    /// `applyGuestCPUTopology` (pkg/instancetype/instancetype.go at v1.3.0) leaves at 1/1/1.
+    #[test]
+    fn up_to_v1_3_short_topology_names_lay_out_one_one_one() {
+        for minor in [2, 3] {
+            let v = KubeVirtVersion::new(1, minor);
+            for short in ["cores", "sockets", "threads", "spread", "any"] {
+                assert_eq!(topology(4, Some(&pref(short, None, None)), v), (1, 1, 1));
+            }
+            assert_eq!(
+                topology(4, Some(&pref("preferCores", None, None)), v),
+                (1, 4, 1)
+            );
+            assert_eq!(
+                topology(4, Some(&pref("preferSpread", None, None)), v),
+                (2, 2, 1)
+            );
+        }
+        let v1_4 = KubeVirtVersion::new(1, 4);
+        assert_eq!(
+            topology(4, Some(&pref("cores", None, None)), v1_4),
+            (1, 4, 1)
+        );
     }
 
     #[test]
