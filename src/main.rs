@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 // cheaper than the system allocator (see BENCHMARKS.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -296,13 +297,60 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
         scope::retain(&mut report, scope);
         scope::retain_rendered(&mut report, scope);
     }
-    for wanted in &args.vm {
+    check_vms_named(&args.vm, &report)?;
+    let selected = |namespace: &str, name: &str| {
+        args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
+    };
+    let units = units_named(&args.unit, &report)?;
+    let in_unit = |r: &kvlint::check::vm::Rendered| {
+        units.is_empty() || r.unit.as_ref().is_some_and(|unit| units.contains(unit))
+    };
+    let rendered: Vec<_> = report
+        .rendered
+        .iter()
+        .filter(|r| {
+            let by_pool = r
+                .pool
+                .as_deref()
+                .is_some_and(|pool| selected(&r.namespace, pool));
+            (selected(&r.namespace, &r.name) || by_pool) && in_unit(r)
+        })
+        .collect();
+    // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
+    let refused = if let Some(dir) = &args.out_dir {
+        write_rendered_files(dir, &rendered, args.format)?
+    } else {
+        let text = kvlint::commands::render::render_output(&rendered, args.format);
+        write_stdout(&text)?;
+        Vec::new()
+    };
+    // VMs that could not be rendered: their error findings go to stderr.
+    let left_out = kvlint::commands::render::unrendered_findings(&report, &selected);
+    let mut stderr = std::io::stderr().lock();
+    for line in &refused {
+        let _ = stderr.write_all(line.as_bytes());
+    }
+    if left_out.findings.is_empty() {
+        return Ok(if refused.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let _ = stderr.write_all(output::human::report(&left_out, color, terminal_width()).as_bytes());
+    Ok(ExitCode::from(1))
+}
+
+/// `render --vm NAMESPACE/NAME`: every name given is a VM among the checked files.
+fn check_vms_named(wanted: &[String], report: &check::Report) -> Result<(), Error> {
+    let is_vm = |kind: &str| matches!(kind, "VirtualMachine" | "VirtualMachinePool");
+    for wanted in wanted {
         let Some((namespace, name)) = wanted.split_once('/') else {
             return Err(Error::Usage(format!(
                 "--vm {wanted}: expected NAMESPACE/NAME"
             )));
         };
-        let is_vm = |kind: &str| matches!(kind, "VirtualMachine" | "VirtualMachinePool");
         let known = report.rendered.iter().any(|r| {
             r.namespace == namespace && (r.name == name || r.pool.as_deref() == Some(name))
         }) || report.findings.iter().any(|finding| {
@@ -318,11 +366,12 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
             )));
         }
     }
-    let selected = |namespace: &str, name: &str| {
-        args.vm.is_empty() || args.vm.iter().any(|v| *v == format!("{namespace}/{name}"))
-    };
-    let units: Vec<String> = args
-        .unit
+    Ok(())
+}
+
+/// `render --unit DIR`: the units given, as the report names them; each rendered a VM.
+fn units_named(paths: &[PathBuf], report: &check::Report) -> Result<Vec<String>, Error> {
+    let units: Vec<String> = paths
         .iter()
         .map(|path| {
             let shown = kvlint::k8s::normalise_path(path)
@@ -345,71 +394,46 @@ fn run_render(args: &RenderArgs) -> Result<ExitCode, Error> {
             "--unit {unknown}: no VM was rendered in a unit of that directory (units are the Kustomize roots among the checked paths)"
         )));
     }
-    let in_unit = |r: &kvlint::check::vm::Rendered| {
-        units.is_empty() || r.unit.as_ref().is_some_and(|unit| units.contains(unit))
-    };
-    let rendered: Vec<_> = report
-        .rendered
-        .iter()
-        .filter(|r| {
-            let by_pool = r
-                .pool
-                .as_deref()
-                .is_some_and(|pool| selected(&r.namespace, pool));
-            (selected(&r.namespace, &r.name) || by_pool) && in_unit(r)
-        })
-        .collect();
-    let text = kvlint::commands::render::render_output(&rendered, args.format);
-    // VMs whose namespace and name cannot form a file name (KV0007 in `check`).
+    Ok(units)
+}
+
+/// `render --out-dir DIR`: one file per VM; the lines to print for the VMs whose namespace and
+/// name cannot form a file name.
+fn write_rendered_files(
+    dir: &Path,
+    rendered: &[&kvlint::check::vm::Rendered],
+    format: RenderFormat,
+) -> Result<Vec<String>, Error> {
+    std::fs::create_dir_all(dir).map_err(|err| Error::file(dir, err))?;
     let mut refused = Vec::new();
-    if let Some(dir) = &args.out_dir {
-        std::fs::create_dir_all(dir).map_err(|err| Error::file(dir, err))?;
-        for vm in &rendered {
-            let (extension, body) = match args.format {
-                RenderFormat::Yaml => (
-                    "yaml",
-                    kvlint::commands::render::render_output(
-                        std::slice::from_ref(vm),
-                        RenderFormat::Yaml,
-                    ),
+    for &vm in rendered {
+        let (extension, body) = match format {
+            RenderFormat::Yaml => (
+                "yaml",
+                kvlint::commands::render::render_output(
+                    std::slice::from_ref(&vm),
+                    RenderFormat::Yaml,
                 ),
-                RenderFormat::Json => (
-                    "json",
-                    kvlint::sanitize::json::guard_owned(format!(
-                        "{}\n",
-                        serde_json::to_string_pretty(&vm.value).unwrap_or_default()
-                    )),
-                ),
-            };
-            match kvlint::source::write::vm_file_name(&vm.namespace, &vm.name, extension) {
-                Ok(name) => {
-                    kvlint::source::write::OutputPath::in_dir(dir, name).write(body.as_bytes())?;
-                }
-                Err(reason) => refused.push(format!(
-                    "kvlint: {}:{}: VirtualMachine left out of --out-dir: {reason}\n",
-                    vm.file, vm.line
+            ),
+            RenderFormat::Json => (
+                "json",
+                kvlint::sanitize::json::guard_owned(format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&vm.value).unwrap_or_default()
                 )),
+            ),
+        };
+        match kvlint::source::write::vm_file_name(&vm.namespace, &vm.name, extension) {
+            Ok(name) => {
+                kvlint::source::write::OutputPath::in_dir(dir, name).write(body.as_bytes())?;
             }
+            Err(reason) => refused.push(format!(
+                "kvlint: {}:{}: VirtualMachine left out of --out-dir: {reason}\n",
+                vm.file, vm.line
+            )),
         }
-    } else {
-        write_stdout(&text)?;
     }
-    // VMs that could not be rendered: their error findings go to stderr.
-    let left_out = kvlint::commands::render::unrendered_findings(&report, &selected);
-    let mut stderr = std::io::stderr().lock();
-    for line in &refused {
-        let _ = stderr.write_all(line.as_bytes());
-    }
-    if left_out.findings.is_empty() {
-        return Ok(if refused.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
-    }
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let _ = stderr.write_all(output::human::report(&left_out, color, terminal_width()).as_bytes());
-    Ok(ExitCode::from(1))
+    Ok(refused)
 }
 
 fn run_explain(args: &ExplainArgs) -> Result<ExitCode, Error> {

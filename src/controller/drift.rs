@@ -8,11 +8,13 @@
 use serde_json::Value;
 
 use crate::cluster::profile::KubeVirtVersion;
-use crate::model::value::{Fields, at_keys, member, present};
+use crate::model::value::{Fields, member, present};
 use crate::render::shape::{PathSegment, field_path};
+use crate::rules::drift::{Change, Explained, normalized_by_kubevirt};
 use crate::rules::{self, Rule};
 use crate::yaml::{FieldPath, Segment, json_at};
 
+mod classify;
 mod kind;
 mod widen;
 
@@ -187,16 +189,6 @@ pub(crate) fn changed_between(written: &Value, stored: &Value) -> Vec<FieldPath>
     out
 }
 
-fn keys(path: &FieldPath) -> Vec<&str> {
-    path.0
-        .iter()
-        .map(|s| match s {
-            Segment::Key(k) => k.as_str(),
-            Segment::Index(_) => "[]",
-        })
-        .collect()
-}
-
 /// A changed leaf's rule and drift kind: changes widen to a common parent only within one class.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Class {
@@ -206,7 +198,7 @@ pub(crate) struct Class {
 
 impl PartialEq for Class {
     fn eq(&self, other: &Self) -> bool {
-        self.rule.code == other.rule.code && self.kind == other.kind
+        self.rule == other.rule && self.kind == other.kind
     }
 }
 
@@ -214,65 +206,10 @@ impl Eq for Class {}
 
 /// The class of a changed leaf between the VM as written and as stored.
 pub(crate) fn class_of(leaf: &FieldPath, sides: (&Value, &Value), gitops: GitOps) -> Class {
-    let rule = classify(leaf, sides.0);
+    let rule = classify::rule_of(leaf, sides.0);
     Class {
         rule,
         kind: kind::leaf_kind(rule, leaf, sides, gitops),
-    }
-}
-
-/// Which drift item a changed leaf belongs to.
-fn classify(path: &FieldPath, written: &Value) -> &'static Rule {
-    let k = keys(path);
-    match k.as_slice() {
-        ["spec", matcher @ ("instancetype" | "preference"), ..] => {
-            let infers = at_keys(written, &["spec", matcher, "inferFromVolume"])
-                .and_then(Value::as_str)
-                .is_some_and(|v| !v.is_empty());
-            if infers {
-                &rules::INFERENCE_REWRITTEN
-            } else if k.last() == Some(&"kind") {
-                &rules::MATCHER_KIND_DEFAULTED
-            } else {
-                &rules::NORMALIZED_BY_KUBEVIRT
-            }
-        }
-        ["spec", "template", "spec", "domain", "memory", ..]
-            if at_keys(
-                written,
-                &["spec", "instancetype", "inferFromVolumeFailurePolicy"],
-            )
-            .and_then(Value::as_str)
-                == Some("Ignore") =>
-        {
-            &rules::INFERENCE_REWRITTEN
-        }
-        ["spec", "template", "spec", "domain", "machine", "type"] => &rules::MACHINE_TYPE_DEFAULTED,
-        ["spec", "template", "spec", "architecture"] => &rules::ARCHITECTURE_DEFAULTED,
-        [
-            "spec",
-            "dataVolumeTemplates",
-            "[]",
-            "spec",
-            "pvc" | "storage",
-            "storageClassName",
-        ] => &rules::STORAGE_CLASS_DEFAULTED,
-        [
-            "spec",
-            "template",
-            "spec",
-            "domain",
-            "firmware",
-            "uuid" | "serial",
-        ] => &rules::FIRMWARE_IDENTITY_GENERATED,
-        [
-            "spec",
-            "template",
-            "metadata",
-            "annotations",
-            "kubevirt.io/pci-topology-version",
-        ] => &rules::PCI_TOPOLOGY_ANNOTATION,
-        _ => &rules::NORMALIZED_BY_KUBEVIRT,
     }
 }
 
@@ -296,35 +233,6 @@ pub(crate) fn snippet(path: &FieldPath, value: &Value) -> String {
     crate::yaml::emit::nested_to_yaml(&keys, value)
 }
 
-fn describe(value: Option<&Value>) -> String {
-    match value {
-        None => "nothing".to_owned(),
-        Some(Value::String(s)) => format!("`{s}`"),
-        Some(other) => format!("`{other}`"),
-    }
-}
-
-/// Two different values as a message shows them: plainly, or with their types where they
-/// would read alike (the string `"2"` and the number `2`).
-fn describe_apart(a: &Value, b: &Value) -> (String, String) {
-    let (plain_a, plain_b) = (describe(Some(a)), describe(Some(b)));
-    if plain_a != plain_b {
-        return (plain_a, plain_b);
-    }
-    let typed = |value: &Value| {
-        let kind = match value {
-            Value::Null => "the value",
-            Value::Bool(_) => "the boolean",
-            Value::Number(_) => "the number",
-            Value::String(_) => "the string",
-            Value::Array(_) => "the list",
-            Value::Object(_) => "the map",
-        };
-        format!("{kind} `{value}`")
-    };
-    (typed(a), typed(b))
-}
-
 /// The firmware UUID KubeVirt's VM controller writes when the field is empty (v1.6+,
 /// `pkg/virt-controller/watch/vm/firmware.go`, `CalculateLegacyUUID`): UUIDv5 of the VM name,
 /// the same in every namespace and cluster.
@@ -333,6 +241,7 @@ pub fn legacy_firmware_uuid(vm_name: &str) -> uuid::Uuid {
     uuid::Uuid::new_v5(&NAMESPACE, vm_name.as_bytes())
 }
 
+/// The words of the change at `path`, from its rule.
 fn explain(
     rule: &'static Rule,
     path: &FieldPath,
@@ -340,133 +249,25 @@ fn explain(
     stored: Option<&Value>,
     version: KubeVirtVersion,
     vm_name: Option<&str>,
-) -> (String, String) {
-    let shown = path.text();
-    // The snippet is built only for the explanations that show it.
-    let commit_help = |why: &str| match stored {
-        Some(value) => format!(
-            "{why}; commit what the cluster stores:\n{}",
-            snippet(path, value)
-        ),
-        None => format!("{why}; remove `{shown}` from the manifest"),
+) -> Explained {
+    let explain: fn(&Change<'_>) -> Explained = rule
+        .drift
+        .and_then(|drift| drift.changes.as_ref())
+        .map_or(normalized_by_kubevirt::explain, |changes| changes.explain);
+    let last_key = match path.0.last() {
+        Some(Segment::Key(key)) => key.as_str(),
+        Some(Segment::Index(_)) => "[]",
+        None => "",
     };
-    if rule.code == rules::MATCHER_KIND_DEFAULTED.code {
-        return (
-            format!(
-                "KubeVirt {version} writes {} into `{shown}` when the kind is empty",
-                describe(stored)
-            ),
-            commit_help(
-                "write the lower-case kind KubeVirt defaults to (v1.7+ no longer writes it)",
-            ),
-        );
-    }
-    if rule.code == rules::INFERENCE_REWRITTEN.code && stored.is_none() {
-        return (
-            format!(
-                "KubeVirt {version} removes `{shown}` because of inferFromVolumeFailurePolicy: Ignore (the inference {})",
-                if shown.ends_with("memory") {
-                    "succeeded, so the VM's own memory is dropped"
-                } else {
-                    "failed and was ignored"
-                }
-            ),
-            format!("commit the VM as KubeVirt stores it: without `{shown}`"),
-        );
-    }
-    if rule.code == rules::INFERENCE_REWRITTEN.code {
-        return (
-            format!(
-                "KubeVirt {version} resolves inferFromVolume on create and stores {} at `{shown}` instead of {}: the next sync of this manifest is refused (`Name already set, should be cleared before setting inferFromVolume`)",
-                describe(stored),
-                describe(written)
-            ),
-            commit_help("commit the inferred matcher instead of inferFromVolume"),
-        );
-    }
-    if rule.code == rules::MACHINE_TYPE_DEFAULTED.code {
-        return (
-            format!(
-                "KubeVirt {version} writes machine type {} into `{shown}`",
-                describe(stored)
-            ),
-            commit_help(
-                "pin the machine type (from the preference's preferredMachineType, else the cluster default)",
-            ),
-        );
-    }
-    if rule.code == rules::ARCHITECTURE_DEFAULTED.code {
-        return (
-            format!(
-                "KubeVirt {version} writes architecture {} into `{shown}`",
-                describe(stored)
-            ),
-            commit_help("pin the architecture"),
-        );
-    }
-    if rule.code == rules::STORAGE_CLASS_DEFAULTED.code {
-        return (
-            format!(
-                "KubeVirt {version} writes the preference's storage class {} into `{shown}`",
-                describe(stored)
-            ),
-            commit_help("write the storage class explicitly"),
-        );
-    }
-    if rule.code == rules::FIRMWARE_IDENTITY_GENERATED.code {
-        let what = if keys(path).last() == Some(&"firmware") {
-            format!("`{shown}.uuid` and `{shown}.serial`")
-        } else {
-            format!("`{shown}`")
-        };
-        let uuid_missing = keys(path).last() != Some(&"serial");
-        let legacy = vm_name
-            .filter(|_| uuid_missing)
-            .map(|name| {
-                let uuid = legacy_firmware_uuid(name);
-                (
-                    format!(
-                        "; a VM created before v1.6 (or whose uuid is removed later) gets `{uuid}`, derived from its name, from the VM controller"
-                    ),
-                    format!(
-                        "; `uuid: {uuid}` keeps the identity a VM named {name} created before v1.6 has"
-                    ),
-                )
-            })
-            .unwrap_or_default();
-        return (
-            format!(
-                "KubeVirt {version} generates a random {what} when the VM is created; they differ on every cluster and every re-creation{}",
-                legacy.0
-            ),
-            format!(
-                "generate a UUID once (e.g. `uuidgen`) and commit it at `{shown}`{}",
-                legacy.1
-            ),
-        );
-    }
-    if rule.code == rules::PCI_TOPOLOGY_ANNOTATION.code {
-        return (
-            format!(
-                "KubeVirt {version} adds `{shown}: {}` on create",
-                stored.and_then(Value::as_str).unwrap_or("v3")
-            ),
-            commit_help("add the annotation to the template"),
-        );
-    }
-    let message = match (written, stored) {
-        (Some(w), Some(s)) => {
-            let (stored, written) = describe_apart(s, w);
-            format!("KubeVirt stores `{shown}` as {stored} (written as {written})")
-        }
-        (Some(w), None) => format!(
-            "KubeVirt drops `{shown}` ({} is empty, the default or not a field of the VM type)",
-            describe(Some(w))
-        ),
-        (None, Some(s)) => format!("KubeVirt adds `{shown}`: {}", describe(Some(s))),
-        (None, None) => format!("KubeVirt rewrites `{shown}`"),
-    };
-    (message, commit_help("write it the way KubeVirt stores it"))
+    explain(&Change {
+        version: &version,
+        field: &path.text(),
+        last_key,
+        written,
+        stored,
+        legacy_uuid: vm_name.map(|name| (name, legacy_firmware_uuid(name).to_string())),
+        snippet: &|value| snippet(path, value),
+    })
 }
 
 /// Every predicted change between the manifest and what KubeVirt stores, judged for Argo CD's
@@ -535,7 +336,7 @@ pub(crate) fn predict_for(
         let path = FieldPath(path.to_vec());
         let written = json_at(before, &path.0).cloned();
         let stored = json_at(after, &path.0).cloned();
-        let (message, help) = explain(
+        let Explained { message, help } = explain(
             rule,
             &path,
             written.as_ref(),
@@ -582,7 +383,7 @@ mod tests {
                 "spec.template.spec.domain.machine.type",
             ]
         );
-        assert_eq!(drift[3].rule.code, rules::MACHINE_TYPE_DEFAULTED.code);
+        assert_eq!(drift[3].rule, &rules::MACHINE_TYPE_DEFAULTED);
         assert!(drift[3].help.contains("type: q35"), "{}", drift[3].help);
     }
 
@@ -636,18 +437,7 @@ mod tests {
         let stored =
             json!({"spec": {"template": {"spec": {"domain": {"memory": {"guest": "1Gi"}}}}}});
         let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
-        assert_eq!(drift[0].rule.code, rules::NORMALIZED_BY_KUBEVIRT.code);
+        assert_eq!(drift[0].rule, &rules::NORMALIZED_BY_KUBEVIRT);
         assert!(drift[0].message.contains("`1Gi`"), "{}", drift[0].message);
-    }
-
-    #[test]
-    fn values_that_read_alike_are_shown_with_their_types() {
-        let (stored, written) = describe_apart(&serde_json::json!(2), &serde_json::json!("2"));
-        assert_eq!(stored, "the number `2`");
-        assert_eq!(written, "the string `\"2\"`");
-        assert_ne!(stored, written);
-        let (stored, written) =
-            describe_apart(&serde_json::json!("2Gi"), &serde_json::json!("2048Mi"));
-        assert_eq!((stored.as_str(), written.as_str()), ("`2Gi`", "`2048Mi`"));
     }
 }

@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::diag::{Finding, Severity};
+use crate::rules::drift::Gathered;
 use crate::rules::{self, DriftKind, FixKind};
 use crate::yaml::Segment;
 use crate::yaml::edit::Action;
@@ -112,10 +113,8 @@ type GroupKey<'a> = (
 );
 
 fn group_key(finding: &Finding) -> Option<GroupKey<'_>> {
-    let is_default = rules::WEBHOOK_DEFAULTS
-        .iter()
-        .any(|r| r.code == finding.rule.code)
-        && finding.drift == Some(DriftKind::ClusterDefault);
+    let is_default =
+        finding.rule.is_webhook_default() && finding.drift == Some(DriftKind::ClusterDefault);
     is_default.then(|| {
         (
             &*finding.location.file,
@@ -271,21 +270,17 @@ fn describe(finding: &Finding) -> String {
             _ => None,
         })
     });
-    let code = finding.rule.code;
-    let what = if code == rules::MACHINE_TYPE_DEFAULTED.code {
-        "machine.type"
-    } else if code == rules::ARCHITECTURE_DEFAULTED.code {
-        "architecture"
-    } else if code == rules::PCI_TOPOLOGY_ANNOTATION.code {
-        "annotation kubevirt.io/pci-topology-version"
-    } else if code == rules::FIRMWARE_IDENTITY_GENERATED.code {
-        return if finding.fields.len() > 1 {
-            "a random firmware uuid and serial".to_owned()
-        } else {
-            "a random firmware uuid".to_owned()
-        };
-    } else {
-        finding.path.as_deref().unwrap_or(finding.rule.name)
+    let what = match finding.rule.drift.and_then(|drift| drift.gathered) {
+        Some(Gathered::Field(field)) => field,
+        Some(Gathered::Generated { one, several }) => {
+            return if finding.fields.len() > 1 {
+                several
+            } else {
+                one
+            }
+            .to_owned();
+        }
+        None => finding.path.as_deref().unwrap_or(finding.rule.name),
     };
     match value {
         Some(value) => format!("{what} {value}"),

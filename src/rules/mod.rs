@@ -2,15 +2,17 @@
 //! documentation (`explain`: `kvlint rules`, `kvlint explain`, docs/rules.md).
 
 mod class;
+pub mod drift;
 mod drift_kind;
 pub mod explain;
 pub mod verdict;
 
 pub use class::{Category, Severity};
+pub use drift::DriftRule;
 pub use drift_kind::DriftKind;
 
 /// A rule's metadata. Codes are stable forever and never reused.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Rule {
     pub code: &'static str,
     pub name: &'static str,
@@ -23,24 +25,53 @@ pub struct Rule {
     /// Markdown with the fixed headings What it flags / Why it matters / Example / Fix /
     /// References.
     pub explanation: &'static str,
+    /// Whether and how `kvlint fix` fixes the rule's findings.
+    pub fix: FixKind,
+    /// A drift rule's behaviour: the changes it reports, their words and their fix.
+    pub drift: Option<&'static DriftRule>,
 }
 
+/// Rules are the same when their codes are (codes are unique, `ALL` checks it).
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+    }
+}
+
+impl Eq for Rule {}
+
+/// The registry: rules declared here (`NAME = code, name, category, severity, summary[, fix
+/// kind];`) and rules declared in a file of their own (`use family::file::NAME;`), in documentation
+/// order, which is the order of [`ALL`].
 macro_rules! rules {
-    ($($ident:ident = $code:literal, $name:literal, $category:ident, $severity:ident, $summary:literal;)*) => {
-        $(
-            pub static $ident: Rule = Rule {
-                code: $code,
-                name: $name,
-                category: Category::$category,
-                severity: Severity::$severity,
-                summary: $summary,
-                since: "0.1.0",
-                explanation: include_str!(concat!("docs/", $code, ".md")),
-            };
-        )*
+    (@registry [$($all:ident)*]) => {
         /// Every rule, in documentation order.
-        pub static ALL: &[&Rule] = &[$(&$ident),*];
+        pub static ALL: &[&Rule] = &[$(&$all),*];
     };
+    (@registry [$($all:ident)*] use $family:ident :: $file:ident :: $ident:ident; $($rest:tt)*) => {
+        pub use $family::$file::$ident;
+        rules!(@registry [$($all)* $ident] $($rest)*);
+    };
+    (@registry [$($all:ident)*]
+        $ident:ident = $code:literal, $name:literal, $category:ident, $severity:ident, $summary:literal $(, $fix:ident)?;
+        $($rest:tt)*
+    ) => {
+        pub static $ident: Rule = Rule {
+            code: $code,
+            name: $name,
+            category: Category::$category,
+            severity: Severity::$severity,
+            summary: $summary,
+            since: "0.1.0",
+            explanation: include_str!(concat!("docs/", $code, ".md")),
+            fix: rules!(@fix $($fix)?),
+            drift: None,
+        };
+        rules!(@registry [$($all)* $ident] $($rest)*);
+    };
+    (@fix) => { FixKind::None };
+    (@fix $fix:ident) => { FixKind::$fix };
+    ($($entries:tt)*) => { rules!(@registry [] $($entries)*); };
 }
 
 rules! {
@@ -69,13 +100,13 @@ rules! {
     DEPRECATED_API_VERSION = "KV0012", "deprecated-api-version", Deprecation, Warning,
         "The object uses a deprecated API version.";
     DEPRECATED_FIELD = "KV0013", "deprecated-field", Deprecation, Warning,
-        "An instance type or preference uses a deprecated field or value.";
+        "An instance type or preference uses a deprecated field or value.", Safe;
     UNKNOWN_FIELD = "KV0014", "unknown-field", Schema, Error,
         "A field the schema does not declare; the API server drops it without an error.";
     SCHEMA_VIOLATION = "KV0015", "schema-violation", Schema, Error,
         "A field does not match the schema (type, required, range, pattern); the API server refuses the object.";
     DEPRECATED_RUNNING = "KV0016", "deprecated-running", Deprecation, Warning,
-        "spec.running is deprecated in favour of spec.runStrategy.";
+        "spec.running is deprecated in favour of spec.runStrategy.", Safe;
     UNUSED_SUPPRESSION = "KV0017", "unused-suppression", Info, Warning,
         "A `# kvlint: ignore[...]` comment suppresses nothing.";
     INVALID_SUPPRESSION = "KV0018", "invalid-suppression", Info, Warning,
@@ -122,36 +153,26 @@ rules! {
         "The VM references a catalog entry labelled deprecated in the target release.";
     CATALOG_CONTENT_APPROXIMATED = "KV2003", "catalog-content-approximated", Catalog, Info,
         "The target release deploys an older catalog; kvlint rendered with v1.7.0 content.";
-    MATCHER_KIND_DEFAULTED = "KV3001", "matcher-kind-defaulted", Drift, Info,
-        "KubeVirt up to v1.6 writes a lower-case default kind into spec.instancetype / spec.preference.";
-    INFERENCE_REWRITTEN = "KV3002", "infer-from-volume-rewritten", Drift, Error,
-        "KubeVirt replaces inferFromVolume with the inferred name and kind; the next sync of the same manifest is refused.";
-    MACHINE_TYPE_DEFAULTED = "KV3003", "machine-type-defaulted", Drift, Info,
-        "KubeVirt writes a machine type into the VM spec.";
-    ARCHITECTURE_DEFAULTED = "KV3004", "architecture-defaulted", Drift, Info,
-        "KubeVirt writes an architecture into the VM spec.";
-    STORAGE_CLASS_DEFAULTED = "KV3005", "storage-class-defaulted", Drift, Info,
-        "KubeVirt writes the preference's storage class into dataVolumeTemplates.";
-    FIRMWARE_IDENTITY_GENERATED = "KV3006", "firmware-identity-generated", Drift, Info,
-        "KubeVirt generates a random firmware UUID (v1.6+) and serial (v1.7+) on create.";
-    PCI_TOPOLOGY_ANNOTATION = "KV3007", "pci-topology-annotation-added", Drift, Info,
-        "KubeVirt v1.8+ adds the kubevirt.io/pci-topology-version annotation to the template on create.";
-    NORMALIZED_BY_KUBEVIRT = "KV3008", "normalized-by-kubevirt", Drift, Warning,
-        "KubeVirt stores a field differently than written: a non-canonical quantity, an empty value, a pruned field.";
-    REFERENCE_POLICY_EXPAND = "KV3009", "reference-policy-expand", Drift, Error,
-        "With referencePolicy expand or expandAll (v1.4+), KubeVirt's controller replaces the matchers with the expanded spec; the next sync is refused.";
-    EVICTION_STRATEGY_DEFAULTED = "KV3010", "eviction-strategy-defaulted", Drift, Info,
-        "HCO's webhook writes an evictionStrategy into a HyperConverged object that sets none, from the number of worker nodes.";
+    use drift::matcher_kind_defaulted::MATCHER_KIND_DEFAULTED;
+    use drift::inference_rewritten::INFERENCE_REWRITTEN;
+    use drift::machine_type_defaulted::MACHINE_TYPE_DEFAULTED;
+    use drift::architecture_defaulted::ARCHITECTURE_DEFAULTED;
+    use drift::storage_class_defaulted::STORAGE_CLASS_DEFAULTED;
+    use drift::firmware_identity_generated::FIRMWARE_IDENTITY_GENERATED;
+    use drift::pci_topology_annotation::PCI_TOPOLOGY_ANNOTATION;
+    use drift::normalized_by_kubevirt::NORMALIZED_BY_KUBEVIRT;
+    use drift::reference_policy_expand::REFERENCE_POLICY_EXPAND;
+    use drift::eviction_strategy_defaulted::EVICTION_STRATEGY_DEFAULTED;
     REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
-        "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.";
+        "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.", Safe;
     STATUS_COMMITTED = "KV4002", "status-committed", Runtime, Warning,
-        "A status written by the cluster is committed to Git.";
+        "A status written by the cluster is committed to Git.", Safe;
     SERVER_METADATA_COMMITTED = "KV4003", "server-metadata-committed", Runtime, Warning,
-        "Metadata the API server sets (uid, resourceVersion, managedFields, ...) is committed: a manifest exported from a cluster.";
+        "Metadata the API server sets (uid, resourceVersion, managedFields, ...) is committed: a manifest exported from a cluster.", Safe;
     RESTORE_ANNOTATION_COMMITTED = "KV4004", "restore-annotation-committed", Runtime, Warning,
-        "Annotations written by a VirtualMachineRestore are committed to Git.";
+        "Annotations written by a VirtualMachineRestore are committed to Git.", Safe;
     INFERRED_MATCHER_COMMITTED = "KV4005", "inferred-matcher-committed", Runtime, Warning,
-        "inferFromVolume is committed together with the name (and kind) the cluster inferred from it.";
+        "inferFromVolume is committed together with the name (and kind) the cluster inferred from it.", Safe;
     REVISION_NAME_WRITTEN = "KV4006", "revision-name-written", Runtime, Warning,
         "KubeVirt up to v1.4 writes spec.instancetype.revisionName / spec.preference.revisionName into the VM after create.";
 }
@@ -178,40 +199,17 @@ impl std::fmt::Display for FixKind {
     }
 }
 
-/// The rules `kvlint fix` fixes; every other rule has no fix.
-pub static FIXES: &[(&Rule, FixKind)] = &[
-    (&DEPRECATED_FIELD, FixKind::Safe),
-    (&DEPRECATED_RUNNING, FixKind::Safe),
-    (&MATCHER_KIND_DEFAULTED, FixKind::Safe),
-    (&INFERENCE_REWRITTEN, FixKind::Safe),
-    (&MACHINE_TYPE_DEFAULTED, FixKind::Safe),
-    (&ARCHITECTURE_DEFAULTED, FixKind::Safe),
-    (&STORAGE_CLASS_DEFAULTED, FixKind::Safe),
-    (&FIRMWARE_IDENTITY_GENERATED, FixKind::Unsafe),
-    (&PCI_TOPOLOGY_ANNOTATION, FixKind::Safe),
-    (&NORMALIZED_BY_KUBEVIRT, FixKind::Safe),
-    (&REVISION_NAME_IN_SPEC, FixKind::Safe),
-    (&STATUS_COMMITTED, FixKind::Safe),
-    (&SERVER_METADATA_COMMITTED, FixKind::Safe),
-    (&RESTORE_ANNOTATION_COMMITTED, FixKind::Safe),
-    (&INFERRED_MATCHER_COMMITTED, FixKind::Safe),
-];
-
-/// The defaults KubeVirt's mutating webhook writes into a VM; the human, GitHub and Markdown
-/// reports gather them into one item per VM.
-pub static WEBHOOK_DEFAULTS: &[&Rule] = &[
-    &MACHINE_TYPE_DEFAULTED,
-    &ARCHITECTURE_DEFAULTED,
-    &FIRMWARE_IDENTITY_GENERATED,
-    &PCI_TOPOLOGY_ANNOTATION,
-];
+impl Rule {
+    /// Whether the rule is one of the defaults KubeVirt's mutating webhook writes into a VM,
+    /// which the human, GitHub and Markdown reports gather into one item per VM.
+    pub fn is_webhook_default(&self) -> bool {
+        self.drift.is_some_and(|drift| drift.gathered.is_some())
+    }
+}
 
 /// How `kvlint fix` handles a rule's findings.
 pub(crate) fn fix_kind(rule: &Rule) -> FixKind {
-    FIXES
-        .iter()
-        .find(|(r, _)| r.code == rule.code)
-        .map_or(FixKind::None, |(_, kind)| *kind)
+    rule.fix
 }
 
 /// Looks a rule up by code (`KV1001`) or name (`instancetype-conflict`), case-insensitively.
@@ -245,12 +243,8 @@ mod tests {
     }
 
     #[test]
-    fn fixable_rules_are_registered_once_and_document_their_fix() {
-        let mut seen = HashSet::new();
-        for (rule, kind) in FIXES {
-            assert!(ALL.contains(rule), "{} is not in ALL", rule.code);
-            assert!(seen.insert(rule.code), "{} is listed twice", rule.code);
-            assert_ne!(*kind, FixKind::None, "{}", rule.code);
+    fn fixable_rules_document_their_fix() {
+        for rule in ALL.iter().filter(|rule| rule.fix != FixKind::None) {
             assert!(
                 rule.explanation.contains("`kvlint fix"),
                 "{} does not say what kvlint fix does",
@@ -258,7 +252,21 @@ mod tests {
             );
         }
         assert_eq!(fix_kind(&YAML_SYNTAX), FixKind::None);
+        assert_eq!(fix_kind(&DEPRECATED_RUNNING), FixKind::Safe);
         assert_eq!(fix_kind(&FIRMWARE_IDENTITY_GENERATED), FixKind::Unsafe);
+        assert_eq!(fix_kind(&REFERENCE_POLICY_EXPAND), FixKind::None);
+    }
+
+    #[test]
+    fn the_drift_rules_are_the_drift_category() {
+        for rule in ALL {
+            assert_eq!(
+                rule.drift.is_some(),
+                rule.category == Category::Drift,
+                "{}",
+                rule.code
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::view::VmView;
 use crate::controller::drift::{Drift, DriftPolicy};
 use crate::diag::Finding;
 use crate::diag::fix::{Fix, remove};
-use crate::rules::{self, Rule};
+use crate::rules::drift::DriftFix;
 use crate::yaml::FieldPath;
 use crate::yaml::edit::Action;
 
@@ -85,53 +85,44 @@ pub(super) fn drift_finding(
     finding
 }
 
-/// The fix of a predicted drift: write what the cluster stores at the drift's path (`full` is
-/// the path inside the object, `object` identifies it for pinned identities).
+/// The fix of a predicted drift, the way its rule fixes it: write what the cluster stores at
+/// the drift's path (`full` is the path inside the object, `object` identifies it for pinned
+/// identities).
 pub(super) fn for_drift(drift: &Drift, full: &FieldPath, object: &str) -> Option<Fix> {
-    let code = drift.rule.code;
     let stored = drift.stored.as_ref();
-    if code == rules::FIRMWARE_IDENTITY_GENERATED.code {
-        let mut pinned = stored?.clone();
-        pin_identities(&mut pinned, full, object);
-        return Some(Fix::new(
-            format!("pin `{full}` to a generated identity"),
-            vec![Action::Set(full.clone(), pinned)],
-        ));
-    }
-    if code == rules::NORMALIZED_BY_KUBEVIRT.code {
-        // Only canonical spellings of a value are safe; a dropped field may be a typo the
-        // owner wants to correct instead.
-        let (written, stored) = (drift.written.as_ref()?, stored?);
-        if written.is_object() || written.is_array() || stored.is_object() || stored.is_array() {
-            return None;
+    match drift.rule.drift.map_or(DriftFix::None, |rule| rule.fix) {
+        DriftFix::None => None,
+        DriftFix::PinIdentity => {
+            let mut pinned = stored?.clone();
+            pin_identities(&mut pinned, full, object);
+            Some(Fix::new(
+                format!("pin `{full}` to a generated identity"),
+                vec![Action::Set(full.clone(), pinned)],
+            ))
         }
-        return Some(Fix::new(
-            format!("write `{full}` as `{}`", scalar_text(stored)),
-            vec![Action::Set(full.clone(), stored.clone())],
-        ));
+        DriftFix::CanonicalScalar => {
+            let (written, stored) = (drift.written.as_ref()?, stored?);
+            if written.is_object() || written.is_array() || stored.is_object() || stored.is_array()
+            {
+                return None;
+            }
+            Some(Fix::new(
+                format!("write `{full}` as `{}`", scalar_text(stored)),
+                vec![Action::Set(full.clone(), stored.clone())],
+            ))
+        }
+        DriftFix::CommitStored => Some(match stored {
+            Some(value) if value.is_object() => Fix::new(
+                format!("write `{full}` as KubeVirt stores it"),
+                vec![Action::Set(full.clone(), value.clone())],
+            ),
+            Some(value) => Fix::new(
+                format!("set `{full}` to `{}`", scalar_text(value)),
+                vec![Action::Set(full.clone(), value.clone())],
+            ),
+            None => remove(full),
+        }),
     }
-    let settable = [
-        &rules::MATCHER_KIND_DEFAULTED,
-        &rules::INFERENCE_REWRITTEN,
-        &rules::MACHINE_TYPE_DEFAULTED,
-        &rules::ARCHITECTURE_DEFAULTED,
-        &rules::STORAGE_CLASS_DEFAULTED,
-        &rules::PCI_TOPOLOGY_ANNOTATION,
-    ];
-    if !settable.iter().any(|rule: &&Rule| rule.code == code) {
-        return None;
-    }
-    Some(match stored {
-        Some(value) if value.is_object() => Fix::new(
-            format!("write `{full}` as KubeVirt stores it"),
-            vec![Action::Set(full.clone(), value.clone())],
-        ),
-        Some(value) => Fix::new(
-            format!("set `{full}` to `{}`", scalar_text(value)),
-            vec![Action::Set(full.clone(), value.clone())],
-        ),
-        None => remove(full),
-    })
 }
 
 #[cfg(test)]

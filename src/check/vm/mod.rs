@@ -405,11 +405,7 @@ impl Judge {
             for drift in drifts {
                 // The webhook's defaults carry their fix always: the reports gather them into
                 // one snippet to commit per VM.
-                let fix = if self.wanted.fixes
-                    || rules::WEBHOOK_DEFAULTS
-                        .iter()
-                        .any(|r| r.code == drift.rule.code)
-                {
+                let fix = if self.wanted.fixes || drift.rule.is_webhook_default() {
                     let identity = format!(
                         "{}/{}",
                         object.namespace.as_deref().unwrap_or(""),
@@ -437,7 +433,7 @@ fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
             let rejected = analysis
                 .findings
                 .iter()
-                .any(|f| f.rule.code == rules::INSTANCETYPE_CONFLICT.code);
+                .any(|f| f.rule == &rules::INSTANCETYPE_CONFLICT);
             if !rejected {
                 let finding = analysis
                     .view

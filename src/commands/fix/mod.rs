@@ -5,6 +5,7 @@
 //! and `write` writes the files.
 
 mod lines;
+mod report;
 mod roots;
 mod run;
 mod units;
@@ -13,5 +14,6 @@ mod write;
 use crate::yaml::edit::{self, Action};
 
 pub use edit::{TextEdit, apply_edits, plan_edits};
-pub use run::{Applied, FileChange, FixOptions, Outcome, Skipped, json, plan, text, unified_diff};
+pub use report::{json, text, unified_diff};
+pub use run::{Applied, FileChange, FixOptions, Outcome, Skipped, plan};
 pub use write::write;

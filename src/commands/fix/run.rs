@@ -2,7 +2,6 @@
 //! changes (`write` then writes the files).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -413,27 +412,7 @@ fn pass_findings<'r>(
 /// together is undone alone and then tried one fix per pass, so that the other objects of the
 /// file keep theirs. A run ends when a pass changes nothing.
 pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
-    let mut check_options = options.check.clone();
-    if check_options.selection.stdin_filename.is_some()
-        || check_options
-            .selection
-            .paths
-            .iter()
-            .any(|p| p.as_os_str() == "-")
-    {
-        return Err(Error::Usage(
-            "kvlint fix edits files in place; it does not read standard input".to_owned(),
-        ));
-    }
-    if check_options.selection.paths.is_empty() {
-        check_options.selection.paths.push(PathBuf::from("."));
-    }
-    // Loaded once: every check of the run uses the same configuration, and a problem with it
-    // (a refused `.kvlint.yaml`) is reported as `check` reports it.
-    let config = crate::config::load(&check_options.config, &check_options.selection.paths[0])?;
-    check_options.config = ConfigChoice::Loaded(Arc::new(config));
-    check_options.keep_sources = true;
-    check_options.with_fixes = true;
+    let check_options = check_options_of(options)?;
     // Listed once, by the walk `check` uses: the re-checks see the same files under the same
     // names, in the same order.
     let inputs = check::inputs(&check_options)?;
@@ -449,24 +428,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         .map(|(file, text)| (Arc::clone(file), text.to_string()))
         .collect();
     super::units::add_patch_texts(&report, &mut originals);
-    let mut outcome = Outcome {
-        unsafe_available: if options.unsafe_fixes {
-            0
-        } else {
-            report
-                .findings
-                .iter()
-                .filter(|f| f.fix.is_some() && fix_kind(f.rule) == FixKind::Unsafe)
-                .count()
-        },
-        configuration: report
-            .findings
-            .iter()
-            .filter(|f| f.rule.code == rules::INVALID_CONFIG.code)
-            .cloned()
-            .collect(),
-        ..Outcome::default()
-    };
+    let mut outcome = first_outcome(&report, options.unsafe_fixes);
     let reported_rules: HashSet<&'static str> =
         report.findings.iter().map(|f| f.rule.code).collect();
     let mut current = originals.clone();
@@ -476,17 +438,11 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
     let fixable = |finding: &Finding| {
         wanted(finding, options.unsafe_fixes, minor) && current.contains_key(&finding.location.file)
     };
-    for (finding, reason) in super::units::refusals(&report, &fixable) {
-        {
-            blocked.insert(identity(finding));
-            outcome.skipped.push(Skipped {
-                file: Arc::clone(&finding.location.file),
-                line: finding.location.span.start.line,
-                rule: finding.rule,
-                reason,
-            });
-        }
-    }
+    refuse(
+        super::units::refusals(&report, &fixable),
+        &mut blocked,
+        &mut outcome,
+    );
     let shadow = super::units::Shadow::new(&inputs, &report)?;
     let recheck = Recheck::new(inputs, &originals, shadow);
     // Objects whose fixes are tried one at a time.
@@ -505,22 +461,9 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
             original_line_of(&originals, &current, &mut line_maps, file, line)
         };
         let mut trial = current.clone();
-        let mut passes = BTreeMap::new();
-        let mut newly_blocked = false;
-        for (file, findings) in &by_file {
-            let pass = fix_file(&current[file], findings);
-            for (skipped, id) in &pass.skipped {
-                newly_blocked |= blocked.insert(id.clone());
-                outcome.skipped.push(Skipped {
-                    line: original_line(file, skipped.line),
-                    ..skipped.clone()
-                });
-            }
-            if pass.text != current[file] {
-                trial.insert(Arc::clone(file), pass.text.clone());
-                passes.insert(Arc::clone(file), (pass, findings));
-            }
-        }
+        let mut judged = Judged::new(&mut outcome, &mut blocked, &mut one_by_one);
+        let (passes, newly_blocked) =
+            judged.try_files(&by_file, &current, &mut trial, &mut original_line);
         if passes.is_empty() {
             // A refusal may leave the next fix of an object taken one at a time.
             if newly_blocked && !one_by_one.is_empty() {
@@ -532,25 +475,13 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         let before = counts(&report.findings);
         let mut after_report = recheck.check(&check_options, &trial)?;
         let after = counts(&after_report.findings);
-        let mut after_by_file: HashMap<&Arc<str>, Vec<(&Identity, usize)>> = HashMap::new();
-        let mut after_ids: Vec<(&Identity, usize)> = after.iter().map(|(id, n)| (id, *n)).collect();
-        after_ids.sort_unstable();
-        for (id, n) in after_ids {
-            after_by_file.entry(&id.0).or_default().push((id, n));
-        }
-        let fixed_next: HashSet<Identity> = after_report
-            .findings
-            .iter()
-            .filter(|f| wanted(f, options.unsafe_fixes, minor))
-            .map(identity)
-            .filter(|id| !blocked.contains(id))
-            .collect();
-        let revealed: HashSet<Identity> = after_report
-            .findings
-            .iter()
-            .filter(|f| f.severity != Severity::Error && reported_rules.contains(f.rule.code))
-            .map(identity)
-            .collect();
+        let after_by_file = grouped_by_file(&after);
+        let fixed_next = ids_of(&after_report, |f| {
+            wanted(f, options.unsafe_fixes, minor) && !blocked.contains(&identity(f))
+        });
+        let revealed = ids_of(&after_report, |f| {
+            f.severity != Severity::Error && reported_rules.contains(f.rule.code)
+        });
         let mut undone = false;
         for (file, (pass, findings)) in &passes {
             let in_file = after_by_file.get(file).map_or(&[][..], Vec::as_slice);
@@ -559,32 +490,8 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
                 revealed: &revealed,
             };
             let verdict = verify(file, pass, &before, in_file, &after, &accepted);
-            let mut fixes_of: HashMap<Unit, usize> = HashMap::new();
-            for (_, id) in &pass.applied {
-                *fixes_of.entry(unit_of(id)).or_default() += 1;
-            }
-            for (applied, id) in &pass.applied {
-                let unit = unit_of(id);
-                let line = original_line(file, applied.line);
-                match verdict.failed.get(&unit) {
-                    None => outcome.applied.push(Applied {
-                        line,
-                        ..applied.clone()
-                    }),
-                    Some(_) if fixes_of[&unit] > 1 => {
-                        one_by_one.insert(unit);
-                    }
-                    Some(reason) => {
-                        blocked.insert(id.clone());
-                        outcome.skipped.push(Skipped {
-                            file: Arc::clone(&applied.file),
-                            line,
-                            rule: applied.rule,
-                            reason: reason.clone(),
-                        });
-                    }
-                }
-            }
+            let mut judged = Judged::new(&mut outcome, &mut blocked, &mut one_by_one);
+            judged.record(pass, &verdict, &mut |line| original_line(file, line));
             if !verdict.failed.is_empty() {
                 undone = true;
                 let kept: Vec<&Finding> = findings
@@ -602,31 +509,233 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         report = after_report;
     }
     if !finished {
-        // Never a silent partial run: what is left is reported.
-        let mut line_maps: HashMap<Arc<str>, LineMap> = HashMap::new();
-        for finding in &report.findings {
-            if wanted(finding, options.unsafe_fixes, minor)
+        let left = report.findings.iter().filter(|finding| {
+            wanted(finding, options.unsafe_fixes, minor)
                 && current.contains_key(&finding.location.file)
                 && !blocked.contains(&identity(finding))
-            {
-                outcome.skipped.push(Skipped {
-                    file: Arc::clone(&finding.location.file),
-                    line: original_line_of(
-                        &originals,
-                        &current,
-                        &mut line_maps,
-                        &finding.location.file,
-                        finding.location.span.start.line,
-                    ),
-                    rule: finding.rule,
-                    reason: format!(
-                        "not tried: kvlint fix stops after {MAX_PASSES} passes over the files; run it again"
-                    ),
+        });
+        outcome
+            .skipped
+            .extend(not_tried(left, &originals, &current));
+    }
+    outcome.changes = changes(originals, current);
+    outcome.skipped.sort_by(|a, b| {
+        (&a.file, a.line, a.rule.code, &a.reason).cmp(&(&b.file, b.line, b.rule.code, &b.reason))
+    });
+    outcome.skipped.dedup();
+    Ok(outcome)
+}
+
+/// The options of every check of a run: with the sources kept and the fixes built, and the
+/// configuration loaded once, so that every check uses the same one and a problem with it (a
+/// refused `.kvlint.yaml`) is reported as `check` reports it.
+fn check_options_of(options: &FixOptions) -> Result<Options, Error> {
+    let mut check_options = options.check.clone();
+    if check_options.selection.stdin_filename.is_some()
+        || check_options
+            .selection
+            .paths
+            .iter()
+            .any(|p| p.as_os_str() == "-")
+    {
+        return Err(Error::Usage(
+            "kvlint fix edits files in place; it does not read standard input".to_owned(),
+        ));
+    }
+    if check_options.selection.paths.is_empty() {
+        check_options.selection.paths.push(PathBuf::from("."));
+    }
+    let config = crate::config::load(&check_options.config, &check_options.selection.paths[0])?;
+    check_options.config = ConfigChoice::Loaded(Arc::new(config));
+    check_options.keep_sources = true;
+    check_options.with_fixes = true;
+    Ok(check_options)
+}
+
+/// The outcome before any fix: the configuration's problems, and how many unsafe fixes the
+/// run leaves without `--unsafe-fixes`.
+fn first_outcome(report: &Report, unsafe_fixes: bool) -> Outcome {
+    Outcome {
+        unsafe_available: if unsafe_fixes {
+            0
+        } else {
+            report
+                .findings
+                .iter()
+                .filter(|f| f.fix.is_some() && fix_kind(f.rule) == FixKind::Unsafe)
+                .count()
+        },
+        configuration: report
+            .findings
+            .iter()
+            .filter(|f| f.rule == &rules::INVALID_CONFIG)
+            .cloned()
+            .collect(),
+        ..Outcome::default()
+    }
+}
+
+/// Refuses the fixes of `refusals` before any is tried.
+fn refuse<'r>(
+    refusals: impl IntoIterator<Item = (&'r Finding, String)>,
+    blocked: &mut HashSet<Identity>,
+    outcome: &mut Outcome,
+) {
+    for (finding, reason) in refusals {
+        blocked.insert(identity(finding));
+        outcome.skipped.push(Skipped {
+            file: Arc::clone(&finding.location.file),
+            line: finding.location.span.start.line,
+            rule: finding.rule,
+            reason,
+        });
+    }
+}
+
+/// The identities of the findings of `report` that `keep` keeps.
+fn ids_of(report: &Report, keep: impl Fn(&Finding) -> bool) -> HashSet<Identity> {
+    report
+        .findings
+        .iter()
+        .filter(|finding| keep(finding))
+        .map(identity)
+        .collect()
+}
+
+/// The counts of findings by identity, grouped by file, in identity order.
+fn grouped_by_file(
+    counts: &HashMap<Identity, usize>,
+) -> HashMap<&Arc<str>, Vec<(&Identity, usize)>> {
+    let mut grouped: HashMap<&Arc<str>, Vec<(&Identity, usize)>> = HashMap::new();
+    let mut ids: Vec<(&Identity, usize)> = counts.iter().map(|(id, n)| (id, *n)).collect();
+    ids.sort_unstable();
+    for (id, n) in ids {
+        grouped.entry(&id.0).or_default().push((id, n));
+    }
+    grouped
+}
+
+/// The files a pass changes, with their pass and the findings it fixes.
+type Passes<'f> = BTreeMap<Arc<str>, (FilePass, &'f Vec<&'f Finding>)>;
+
+/// What a run keeps of a file's pass once it is verified.
+struct Judged<'a> {
+    outcome: &'a mut Outcome,
+    blocked: &'a mut HashSet<Identity>,
+    one_by_one: &'a mut HashSet<Unit>,
+}
+
+impl<'a> Judged<'a> {
+    fn new(
+        outcome: &'a mut Outcome,
+        blocked: &'a mut HashSet<Identity>,
+        one_by_one: &'a mut HashSet<Unit>,
+    ) -> Self {
+        Self {
+            outcome,
+            blocked,
+            one_by_one,
+        }
+    }
+
+    /// Tries the fixes of each file of `by_file` on its text in `current`; the files they
+    /// change get their new text in `trial` and are returned with their pass. Also returns
+    /// whether a fix was refused that was not before.
+    fn try_files<'f>(
+        &mut self,
+        by_file: &'f BTreeMap<Arc<str>, Vec<&'f Finding>>,
+        current: &BTreeMap<Arc<str>, String>,
+        trial: &mut BTreeMap<Arc<str>, String>,
+        original_line: &mut dyn FnMut(&Arc<str>, u32) -> u32,
+    ) -> (Passes<'f>, bool) {
+        let mut passes = BTreeMap::new();
+        let mut newly_blocked = false;
+        for (file, findings) in by_file {
+            let pass = fix_file(&current[file], findings);
+            for (skipped, id) in &pass.skipped {
+                newly_blocked |= self.blocked.insert(id.clone());
+                self.outcome.skipped.push(Skipped {
+                    line: original_line(file, skipped.line),
+                    ..skipped.clone()
                 });
+            }
+            if pass.text != current[file] {
+                trial.insert(Arc::clone(file), pass.text.clone());
+                passes.insert(Arc::clone(file), (pass, findings));
+            }
+        }
+        (passes, newly_blocked)
+    }
+
+    /// Keeps the fixes of the objects that passed; an object that failed with several fixes
+    /// is tried one fix at a time, one that failed with one fix has it refused.
+    /// `original_line` maps a line of the pass's text to the file as it was read.
+    fn record(
+        &mut self,
+        pass: &FilePass,
+        verdict: &Verdict,
+        original_line: &mut dyn FnMut(u32) -> u32,
+    ) {
+        let mut fixes_of: HashMap<Unit, usize> = HashMap::new();
+        for (_, id) in &pass.applied {
+            *fixes_of.entry(unit_of(id)).or_default() += 1;
+        }
+        for (applied, id) in &pass.applied {
+            let unit = unit_of(id);
+            let line = original_line(applied.line);
+            match verdict.failed.get(&unit) {
+                None => self.outcome.applied.push(Applied {
+                    line,
+                    ..applied.clone()
+                }),
+                Some(_) if fixes_of[&unit] > 1 => {
+                    self.one_by_one.insert(unit);
+                }
+                Some(reason) => {
+                    self.blocked.insert(id.clone());
+                    self.outcome.skipped.push(Skipped {
+                        file: Arc::clone(&applied.file),
+                        line,
+                        rule: applied.rule,
+                        reason: reason.clone(),
+                    });
+                }
             }
         }
     }
-    outcome.changes = originals
+}
+
+/// The findings left when a run stops after its last pass, as skipped: never a silent
+/// partial run.
+fn not_tried<'f>(
+    left: impl Iterator<Item = &'f Finding>,
+    originals: &BTreeMap<Arc<str>, String>,
+    current: &BTreeMap<Arc<str>, String>,
+) -> Vec<Skipped> {
+    let mut line_maps: HashMap<Arc<str>, LineMap> = HashMap::new();
+    left.map(|finding| Skipped {
+        file: Arc::clone(&finding.location.file),
+        line: original_line_of(
+            originals,
+            current,
+            &mut line_maps,
+            &finding.location.file,
+            finding.location.span.start.line,
+        ),
+        rule: finding.rule,
+        reason: format!(
+            "not tried: kvlint fix stops after {MAX_PASSES} passes over the files; run it again"
+        ),
+    })
+    .collect()
+}
+
+/// The files a run changed, with their text before and after.
+fn changes(
+    originals: BTreeMap<Arc<str>, String>,
+    mut current: BTreeMap<Arc<str>, String>,
+) -> Vec<FileChange> {
+    originals
         .into_iter()
         .filter_map(|(file, before)| {
             let after = current.remove(&file)?;
@@ -636,12 +745,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
                 after,
             })
         })
-        .collect();
-    outcome.skipped.sort_by(|a, b| {
-        (&a.file, a.line, a.rule.code, &a.reason).cmp(&(&b.file, b.line, b.rule.code, &b.reason))
-    });
-    outcome.skipped.dedup();
-    Ok(outcome)
+        .collect()
 }
 
 /// `line` of `file` as it stands in `current`, as the line of the file as it was read.
@@ -661,108 +765,4 @@ fn original_line_of(
     maps.entry(Arc::clone(file))
         .or_insert_with(|| LineMap::new(original, now))
         .original(line)
-}
-
-/// The fixes as text lines, `file:line: CODE description`, and a summary line.
-pub fn text(outcome: &Outcome, written: bool) -> String {
-    let mut out = String::new();
-    for finding in &outcome.configuration {
-        let _ = writeln!(
-            out,
-            "{}:{}: {} {}: {}",
-            finding.location.file,
-            finding.location.span.start.line,
-            finding.rule.code,
-            finding.severity,
-            finding.message
-        );
-    }
-    for fix in &outcome.applied {
-        let unsafe_note = if fix.kind == FixKind::Unsafe {
-            " (unsafe)"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "{}:{}: {} {}{unsafe_note}",
-            fix.file, fix.line, fix.rule.code, fix.description
-        );
-    }
-    for skip in &outcome.skipped {
-        let _ = writeln!(
-            out,
-            "{}:{}: {} not fixed: {}",
-            skip.file, skip.line, skip.rule.code, skip.reason
-        );
-    }
-    let verb = if written { "fixed" } else { "would fix" };
-    let _ = write!(
-        out,
-        "kvlint: {verb} {} finding{} in {} file{}",
-        outcome.applied.len(),
-        if outcome.applied.len() == 1 { "" } else { "s" },
-        outcome.changes.len(),
-        if outcome.changes.len() == 1 { "" } else { "s" },
-    );
-    if !outcome.skipped.is_empty() {
-        let _ = write!(out, "; {} left as they are", outcome.skipped.len());
-    }
-    if outcome.unsafe_available > 0 {
-        let _ = write!(
-            out,
-            "; {} more with --unsafe-fixes",
-            outcome.unsafe_available
-        );
-    }
-    out.push('\n');
-    out
-}
-
-/// The stable machine-readable form.
-pub fn json(outcome: &Outcome, written: bool) -> String {
-    let files: Vec<&str> = outcome.changes.iter().map(|c| &*c.file).collect();
-    let mut value = serde_json::json!({
-        "version": 1,
-        "written": written,
-        "fixes": outcome.applied,
-        "skipped": outcome.skipped,
-        "files": files,
-        "unsafe_available": outcome.unsafe_available,
-    });
-    // Only when there is something to say, so that the usual output keeps its shape.
-    if !outcome.configuration.is_empty() {
-        value["configuration"] = outcome
-            .configuration
-            .iter()
-            .map(|finding| {
-                serde_json::json!({
-                    "file": &*finding.location.file,
-                    "line": finding.location.span.start.line,
-                    "column": finding.location.span.start.column,
-                    "rule": finding.rule.code,
-                    "severity": finding.severity.as_str(),
-                    "message": finding.message,
-                })
-            })
-            .collect();
-    }
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// The unified diff of every changed file.
-pub fn unified_diff(outcome: &Outcome) -> String {
-    let mut out = String::new();
-    for change in &outcome.changes {
-        out.push_str(
-            &similar::TextDiff::from_lines(&change.before, &change.after)
-                .unified_diff()
-                .context_radius(3)
-                .header(&format!("a/{}", change.file), &format!("b/{}", change.file))
-                .to_string(),
-        );
-    }
-    out
 }

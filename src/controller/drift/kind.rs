@@ -18,12 +18,12 @@ use serde_json::Value;
 pub use crate::config::gitops::{DriftPolicy, GitOps};
 use crate::model::value::present;
 pub use crate::rules::DriftKind;
-use crate::rules::{self, Rule};
+use crate::rules::Rule;
 use crate::yaml::{FieldPath, Segment, json_at};
 
-/// Rules whose change makes the next apply of the same manifest fail.
+/// Whether a change of `rule` makes the next apply of the same manifest fail.
 fn breaks_sync(rule: &Rule) -> bool {
-    rule.code == rules::INFERENCE_REWRITTEN.code || rule.code == rules::REFERENCE_POLICY_EXPAND.code
+    rule.drift.is_some_and(|drift| drift.breaks_sync)
 }
 
 /// The value at `segments`, a `null` counting as absent (Go's nil).
@@ -113,6 +113,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::rules;
 
     fn kind(rule: &Rule, leaf: &str, written: &Value, gitops: GitOps) -> DriftKind {
         let stored = json!({"spec": {"instancetype": {"name": "small"}}});
