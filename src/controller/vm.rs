@@ -136,6 +136,9 @@ pub(crate) fn update_running_vm(
     let mut refused = Refused::default();
     handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
     handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
+    if !volume_migration {
+        handle_volume_replacement(&base, &head, cluster.version, &mut refused);
+    }
     if takeover.placement {
         applied.push(
             "node placement (nodeSelector, affinity, tolerations) updated on the running VM"
@@ -173,10 +176,14 @@ fn sync_restart_required(
     cluster: &Cluster<'_>,
 ) -> Takeover {
     let mut seen = base.clone();
-    if valid_live_update_volumes(&seen, head, volume_migration) {
+    // Before v1.7 only `LiveUpdate` takes volume and disk changes over; with `Stage` they
+    // count only once the VMI has them (an imperative hotplug), which an edited template's
+    // never are.
+    let volumes_live = cluster.version.at_least(1, 7) || cluster.rollout == Rollout::LiveUpdate;
+    if volumes_live && valid_live_update_volumes(&seen, head, volume_migration) {
         set_pointer(&mut seen, "/volumes", head.get("volumes").cloned());
     }
-    if valid_live_update_disks(&seen, head) {
+    if volumes_live && valid_live_update_disks(&seen, head, cluster.version) {
         set_pointer(
             &mut seen,
             "/domain/devices/disks",
@@ -384,6 +391,47 @@ fn handle_memory_hotplug_request(
     }
 }
 
+/// KubeVirt's `RestartRequired` message, from v1.3 to v1.6, for template volumes that are no
+/// longer the running VM's (`handleVolumeUpdateRequest`, `Replacement` strategy).
+pub(crate) const VOLUMES_REPLACED: &str = "the volumes replacement is effective only after restart";
+
+/// `handleVolumeUpdateRequest` from v1.3 to v1.6 with the `Replacement` volume strategy: when
+/// the template's volumes are no longer the VMI's (a hotpluggable volume added or changed,
+/// which the handler sees before any hotplug reached the VMI) the VM needs a restart, unless
+/// a hotpluggable volume of the VMI left the template (an unplug under way). From v1.7 the
+/// handler leaves `Replacement` alone.
+fn handle_volume_replacement(
+    base: &Value,
+    head: &Value,
+    version: KubeVirtVersion,
+    refused: &mut Refused,
+) {
+    if version.at_least(1, 7)
+        || !version.at_least(1, 3)
+        || base.get("volumes") == head.get("volumes")
+    {
+        return;
+    }
+    let (old, new) = (named(base.get("volumes")), named(head.get("volumes")));
+    let unplugging = old
+        .iter()
+        .any(|(name, volume)| is_hotplug_volume(volume) && !new.contains_key(name));
+    if unplugging {
+        return;
+    }
+    let replaced: Vec<&str> = new
+        .iter()
+        .filter(|(name, volume)| old.get(*name) != Some(*volume))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let part = if replaced.is_empty() {
+        "the template's volumes reordered".to_owned()
+    } else {
+        format!("volumes replaced: {}", replaced.join(", "))
+    };
+    refused.add(restart_required(VOLUMES_REPLACED), part);
+}
+
 /// Sets (or, with `None`, removes) the value at a JSON pointer of plain keys, creating the
 /// objects on the way.
 pub(crate) fn set_pointer(root: &mut Value, pointer: &str, value: Option<Value>) {
@@ -539,8 +587,8 @@ fn valid_live_update_volumes(last: &Value, current: &Value, migration: bool) -> 
 }
 
 /// `validLiveUpdateDisks`: only the disks of hotpluggable volumes were added, changed or
-/// removed, and no CD-ROM was removed.
-fn valid_live_update_disks(last: &Value, current: &Value) -> bool {
+/// removed, and (from v1.7) no CD-ROM was removed.
+fn valid_live_update_disks(last: &Value, current: &Value, version: KubeVirtVersion) -> bool {
     let disks = |spec: &Value| spec.pointer("/domain/devices/disks").cloned();
     let (old_disks, new_disks) = (disks(last), disks(current));
     let mut old = named(old_disks.as_ref());
@@ -559,7 +607,8 @@ fn valid_live_update_disks(last: &Value, current: &Value) -> bool {
     }
     old.iter().all(|(name, disk)| {
         let hotplug = old_volumes.get(name).is_none_or(|v| is_hotplug_volume(v));
-        hotplug && (disk.get("cdrom").is_none() || new.contains_key(name))
+        let cdrom_removed = disk.get("cdrom").is_some() && !new.contains_key(name);
+        hotplug && !(cdrom_removed && version.at_least(1, 7))
     })
 }
 
@@ -689,7 +738,7 @@ mod tests {
         ];
         for (name, head, migration, live) in cases {
             let volumes = valid_live_update_volumes(&base, &head, migration);
-            let disks = valid_live_update_disks(&base, &head);
+            let disks = valid_live_update_disks(&base, &head, V1_9);
             assert_eq!(volumes && disks, live, "{name}");
         }
         // Removing a hotplugged volume and its disk is live; removing a CD-ROM is not.
@@ -706,8 +755,18 @@ mod tests {
             &base,
             false
         ));
-        assert!(valid_live_update_disks(&with_volume(&hotplug, true), &base));
-        assert!(!valid_live_update_disks(&cdrom, &base));
+        assert!(valid_live_update_disks(
+            &with_volume(&hotplug, true),
+            &base,
+            V1_9
+        ));
+        assert!(!valid_live_update_disks(&cdrom, &base, V1_9));
+        // KubeVirt v1.6.0 `validLiveUpdateDisks` lets a hotplugged CD-ROM go.
+        assert!(valid_live_update_disks(
+            &cdrom,
+            &base,
+            KubeVirtVersion::new(1, 6)
+        ));
     }
 
     #[test]

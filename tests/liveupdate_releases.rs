@@ -1,0 +1,122 @@
+//! `kvlint diff` verdicts for a running VM where KubeVirt's VM controller
+//! (`pkg/virt-controller/watch/vm/vm.go`) differs between releases, as `testdata/liveupdate`
+//! found them with the controller built at v1.6.0 and v1.7.0.
+
+use std::fs;
+use std::path::Path;
+
+use kvlint::check::{self, Options};
+use kvlint::cluster::profile::KubeVirtVersion;
+use kvlint::commands::diff::{self, Effect, EffectKind};
+use kvlint::config::ConfigChoice;
+use kvlint::source::Selection;
+
+/// A running VM in `apps` with one socket and 2Gi; `disks` and `volumes` are extra YAML lines
+/// under the disks and the volumes.
+fn vm(disks: &str, volumes: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  runStrategy: Always\n  template:\n    spec:\n      domain:\n        cpu: {{sockets: 1, cores: 1, threads: 1}}\n        memory: {{guest: 2Gi}}\n        devices:\n          disks:\n          - name: root\n            disk: {{bus: virtio}}\n{disks}      volumes:\n      - name: root\n        containerDisk: {{image: quay.io/containerdisks/fedora:41}}\n{volumes}"
+    )
+}
+
+const HOTPLUG_VOLUME: &str =
+    "      - name: data\n        persistentVolumeClaim: {claimName: data, hotpluggable: true}\n";
+
+const CLAIM: &str = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  namespace: apps\nspec:\n  accessModes: [ReadWriteMany]\n  resources:\n    requests:\n      storage: 10Gi\n";
+
+const STAGE: &str = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    vmRolloutStrategy: Stage\n";
+
+fn plain() -> String {
+    vm("", "")
+}
+
+fn with_hotplug(disk: &str) -> String {
+    vm(&format!("          - name: data\n{disk}"), HOTPLUG_VOLUME)
+}
+
+/// What KubeVirt v1.`minor` does with the running VM of `base` when it becomes `head`.
+fn effect_at(base: &[&str], head: &[&str], minor: u32) -> Effect {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sides = Vec::new();
+    for (name, files) in [("base", base), ("head", head)] {
+        let root = dir.path().join(name);
+        fs::create_dir_all(&root).unwrap();
+        for (i, text) in files.iter().enumerate() {
+            fs::write(root.join(format!("{i}.yaml")), text).unwrap();
+        }
+        sides.push(side(&root, minor));
+    }
+    let (base, head) = (&sides[0], &sides[1]);
+    let diff = diff::diff_with(&base.0, &base.1, &head.0, &head.1);
+    assert_eq!(diff.vms.len(), 1, "{diff:?}");
+    diff.vms[0].effect.clone()
+}
+
+fn side(dir: &Path, minor: u32) -> (check::Report, diff::Inputs) {
+    let options = Options {
+        selection: Selection {
+            paths: vec![dir.to_path_buf()],
+            ..Selection::default()
+        },
+        version: Some(KubeVirtVersion::new(1, minor)),
+        config: ConfigChoice::None,
+        ..Options::default()
+    };
+    let mut report = check::run(&options).expect("check runs");
+    let mut inputs = diff::load_inputs(&options).expect("inputs load");
+    let from = format!("{}/", dir.display());
+    diff::relabel(&mut report, &from, "");
+    inputs.relabel(&from, "");
+    (report, inputs)
+}
+
+/// KubeVirt v1.6.0 `handleVolumeUpdateRequest`: with the `Replacement` volume strategy a
+/// template volume the VMI does not have yet sets "the volumes replacement is effective only
+/// after restart"; v1.7.0 dropped that case ("not handling replacement update volumes
+/// strategy"). A hotpluggable volume leaving the template is an unplug and no restart at v1.6.
+#[test]
+fn a_hotplug_volume_added_to_the_template_needs_a_restart_before_v1_7() {
+    let added = with_hotplug("            disk: {bus: scsi}\n");
+    let at_1_6 = effect_at(&[&plain(), CLAIM], &[&added, CLAIM], 6);
+    assert_eq!(at_1_6.kind, EffectKind::RestartRequired, "{at_1_6:?}");
+    assert_eq!(
+        at_1_6.message,
+        "needs a restart (RestartRequired: the volumes replacement is effective only after restart)"
+    );
+    assert!(
+        at_1_6
+            .details
+            .contains(&"volumes replaced: data".to_owned()),
+        "{at_1_6:?}"
+    );
+    let at_1_7 = effect_at(&[&plain(), CLAIM], &[&added, CLAIM], 7);
+    assert_ne!(at_1_7.kind, EffectKind::RestartRequired, "{at_1_7:?}");
+}
+
+/// KubeVirt v1.6.0 `addRestartRequiredIfNeeded` takes volumes and disks over only with
+/// `LiveUpdate` (with `Stage` only when the VMI already has them); v1.7.0 takes them over
+/// whatever the rollout strategy.
+#[test]
+fn stage_takes_template_volume_changes_over_only_from_v1_7() {
+    let added = with_hotplug("            disk: {bus: scsi}\n");
+    let at_1_6 = effect_at(&[&plain(), STAGE, CLAIM], &[&added, STAGE, CLAIM], 6);
+    assert_eq!(at_1_6.kind, EffectKind::RestartRequired, "{at_1_6:?}");
+    assert_eq!(
+        at_1_6.message,
+        "needs a restart (RestartRequired: a non-live-updatable field was changed in the template spec)"
+    );
+    let at_1_7 = effect_at(&[&plain(), STAGE, CLAIM], &[&added, STAGE, CLAIM], 7);
+    assert_ne!(at_1_7.kind, EffectKind::RestartRequired, "{at_1_7:?}");
+}
+
+/// KubeVirt v1.7.0 `validLiveUpdateDisks`: "if a CDRom disk was removed from VM spec, a
+/// restart is required"; v1.6.0 has no such case, and its `handleVolumeUpdateRequest` sees
+/// the VMI's hotplugged volume gone from the template as an unplug.
+#[test]
+fn removing_a_hotplug_cdrom_needs_a_restart_only_from_v1_7() {
+    let cdrom = with_hotplug("            cdrom: {bus: sata}\n");
+    let at_1_6 = effect_at(&[&cdrom, CLAIM], &[&plain(), CLAIM], 6);
+    assert_ne!(at_1_6.kind, EffectKind::RestartRequired, "{at_1_6:?}");
+    let at_1_7 = effect_at(&[&cdrom, CLAIM], &[&plain(), CLAIM], 7);
+    assert_eq!(at_1_7.kind, EffectKind::RestartRequired, "{at_1_7:?}");
+}
