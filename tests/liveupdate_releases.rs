@@ -120,3 +120,40 @@ fn removing_a_hotplug_cdrom_needs_a_restart_only_from_v1_7() {
     let at_1_7 = effect_at(&[&cdrom, CLAIM], &[&plain(), CLAIM], 7);
     assert_eq!(at_1_7.kind, EffectKind::RestartRequired, "{at_1_7:?}");
 }
+
+fn instancetype(name: &str, cpus: u32, guest: &str) -> String {
+    format!(
+        "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: {name}\n  namespace: apps\nspec:\n  cpu: {{guest: {cpus}}}\n  memory: {{guest: {guest}}}\n"
+    )
+}
+
+fn typed(name: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  runStrategy: Always\n  instancetype: {{kind: VirtualMachineInstancetype, name: {name}}}\n  template:\n    spec:\n      domain:\n        devices:\n          disks:\n          - name: root\n            disk: {{bus: virtio}}\n      volumes:\n      - name: root\n        containerDisk: {{image: quay.io/containerdisks/fedora:41}}\n"
+    )
+}
+
+/// Up to v1.6.3 expand's VMI defaults derive `requests.memory` from the guest memory, but the
+/// VM controller compares templates with the instance type applied and no VMI defaults
+/// (KubeVirt v1.6.0 `addRestartRequiredIfNeeded`, `instancetypeController.ApplyToVM`): a
+/// bigger instance type is CPU and memory hotplug, not a restart for the request.
+#[test]
+fn a_bigger_instance_type_is_hotplug_at_v1_6() {
+    let (small, medium) = (
+        instancetype("small", 1, "2Gi"),
+        instancetype("medium", 2, "4Gi"),
+    );
+    let bigger = effect_at(
+        &[&typed("small"), &small, &medium],
+        &[&typed("medium"), &small, &medium],
+        6,
+    );
+    assert_eq!(bigger.kind, EffectKind::LiveUpdate, "{bigger:?}");
+    assert!(
+        bigger
+            .details
+            .iter()
+            .any(|d| d.starts_with("guest memory 2Gi → 4Gi")),
+        "{bigger:?}"
+    );
+}
