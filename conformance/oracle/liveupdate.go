@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"go.uber.org/mock/gomock"
 	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	k8sv1 "k8s.io/api/core/v1"
@@ -153,10 +152,10 @@ func newLiveWorld(base side) (*liveWorld, error) {
 		return nil, fmt.Errorf("oracle: the client is not the mock client")
 	}
 	expect := mock.EXPECT()
-	expect.VirtualMachineInstance(gomock.Any()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInstanceInterface {
+	expect.VirtualMachineInstance(anyArgument()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInstanceInterface {
 		return virt.KubevirtV1().VirtualMachineInstances(namespace)
 	}).AnyTimes()
-	expect.VirtualMachine(gomock.Any()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInterface {
+	expect.VirtualMachine(anyArgument()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInterface {
 		return virt.KubevirtV1().VirtualMachines(namespace)
 	}).AnyTimes()
 	w := &liveWorld{cluster: c, virt: virt, recorder: record.NewFakeRecorder(1000)}
@@ -659,19 +658,6 @@ func typedVM(object map[string]interface{}) (*virtv1.VirtualMachine, error) {
 		return nil, err
 	}
 	return vm, nil
-}
-
-func revisionNames(vm *virtv1.VirtualMachine) (string, string) {
-	if vm == nil {
-		return "", ""
-	}
-	name := func(ref *virtv1.InstancetypeStatusRef) string {
-		if ref == nil || ref.ControllerRevisionRef == nil {
-			return ""
-		}
-		return ref.ControllerRevisionRef.Name
-	}
-	return name(vm.Status.InstancetypeRef), name(vm.Status.PreferenceRef)
 }
 
 // liveFields: the parts of a running VMI that LiveUpdate may change.

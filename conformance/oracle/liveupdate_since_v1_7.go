@@ -1,4 +1,4 @@
-//go:build kubevirt_liveupdate && !kubevirt_v1_6
+//go:build kubevirt_liveupdate && !kubevirt_v1_6 && !kubevirt_v1_5 && !kubevirt_v1_4
 
 package main
 
