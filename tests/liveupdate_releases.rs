@@ -157,3 +157,90 @@ fn a_bigger_instance_type_is_hotplug_at_v1_6() {
         "{bigger:?}"
     );
 }
+
+fn kubevirt(configuration: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n{configuration}"
+    )
+}
+
+fn sockets(count: u32) -> String {
+    plain().replace("sockets: 1,", &format!("sockets: {count},"))
+}
+
+/// KubeVirt v1.4.0 `IsVMRolloutStrategyLiveUpdate`: a configured `LiveUpdate` counts only
+/// with the `VMLiveUpdateFeatures` gate (GA from v1.5.0, `featuregate/inactive.go`).
+#[test]
+fn live_update_needs_its_feature_gate_before_v1_5() {
+    let live = kubevirt("    vmRolloutStrategy: LiveUpdate\n");
+    let gated = kubevirt(
+        "    vmRolloutStrategy: LiveUpdate\n    developerConfiguration:\n      featureGates: [VMLiveUpdateFeatures]\n",
+    );
+    let without_gate = effect_at(&[&plain(), &live], &[&sockets(2), &live], 4);
+    assert_eq!(
+        without_gate.kind,
+        EffectKind::RestartRequired,
+        "{without_gate:?}"
+    );
+    let with_gate = effect_at(&[&plain(), &gated], &[&sockets(2), &gated], 4);
+    assert_eq!(with_gate.kind, EffectKind::LiveUpdate, "{with_gate:?}");
+    let at_1_5 = effect_at(&[&plain(), &live], &[&sockets(2), &live], 5);
+    assert_eq!(at_1_5.kind, EffectKind::LiveUpdate, "{at_1_5:?}");
+}
+
+fn networked(blue: bool) -> String {
+    let (interface, network) = if blue {
+        (
+            "          - {name: blue, bridge: {}}\n",
+            "      - name: blue\n        multus: {networkName: blue-net}\n",
+        )
+    } else {
+        ("", "")
+    };
+    plain().replace(
+        "      volumes:\n",
+        &format!(
+            "          interfaces:\n          - {{name: default, masquerade: {{}}}}\n{interface}      networks:\n      - {{name: default, pod: {{}}}}\n{network}      volumes:\n"
+        ),
+    )
+}
+
+/// KubeVirt v1.5.0's network synchronizer (`pkg/network/controllers/vm.go`) hotplugs a new
+/// interface into the VMI although the restart check of that release still counts it as a
+/// restart (`netvmliveupdate.IsRestartRequired` joined it in v1.6).
+#[test]
+fn interfaces_are_hotplugged_beside_the_restart_at_v1_5() {
+    let added = effect_at(&[&networked(false)], &[&networked(true)], 5);
+    assert_eq!(added.kind, EffectKind::RestartRequired, "{added:?}");
+    assert!(
+        added
+            .details
+            .contains(&"applied live: network interfaces hotplugged: blue".to_owned()),
+        "{added:?}"
+    );
+}
+
+/// KubeVirt v1.4.0 `handleVolumeUpdateRequest` returns at once without the
+/// `VolumesUpdateStrategy` gate (GA from v1.5.0): no "volumes replacement" restart.
+#[test]
+fn the_volumes_replacement_restart_needs_its_gate_at_v1_4() {
+    let gates = |list: &str| {
+        kubevirt(&format!(
+            "    vmRolloutStrategy: LiveUpdate\n    developerConfiguration:\n      featureGates: [{list}]\n"
+        ))
+    };
+    let added = with_hotplug("            disk: {bus: scsi}\n");
+    let live = gates("VMLiveUpdateFeatures");
+    let without = effect_at(&[&plain(), &live, CLAIM], &[&added, &live, CLAIM], 4);
+    assert_ne!(without.kind, EffectKind::RestartRequired, "{without:?}");
+    let strategy = gates("VMLiveUpdateFeatures, VolumesUpdateStrategy");
+    let with = effect_at(
+        &[&plain(), &strategy, CLAIM],
+        &[&added, &strategy, CLAIM],
+        4,
+    );
+    assert_eq!(
+        with.message,
+        "needs a restart (RestartRequired: the volumes replacement is effective only after restart)"
+    );
+}

@@ -69,6 +69,8 @@ pub(crate) struct Cluster<'a> {
     pub(crate) declarative_hotplug: bool,
     /// `LiveUpdateNADRef`: a changed Multus network name is no restart.
     pub(crate) nad_ref_live_update: bool,
+    /// `VolumesUpdateStrategyEnabled`: the gate up to v1.4, GA from v1.5.
+    pub(crate) volumes_update_strategy: bool,
 }
 
 impl<'a> Cluster<'a> {
@@ -90,12 +92,15 @@ impl<'a> Cluster<'a> {
         // LiveUpdateNADRef: Beta (off unless listed) at v1.8, GA from v1.9.
         let nad_ref_live_update = version.at_least(1, 9)
             || (version.at_least(1, 8) && profile.has_feature_gate("LiveUpdateNADRef"));
+        let volumes_update_strategy =
+            version.at_least(1, 5) || profile.has_feature_gate("VolumesUpdateStrategy");
         Self {
             rollout,
             settings,
             version,
             declarative_hotplug,
             nad_ref_live_update,
+            volumes_update_strategy,
         }
     }
 }
@@ -137,7 +142,7 @@ pub(crate) fn update_running_vm(
     handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
     handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
     if !volume_migration {
-        handle_volume_replacement(&base, &head, cluster.version, &mut refused);
+        handle_volume_replacement(&base, &head, cluster, &mut refused);
     }
     if takeover.placement {
         applied.push(
@@ -240,7 +245,10 @@ fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> 
             cluster.version
         ));
     }
-    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
+    // The network synchronizer hotplugs interfaces from v1.4 (KubeVirt v1.4.0
+    // `pkg/virt-controller/network`, v1.5.0 `pkg/network/controllers`), releases before the
+    // restart check learned them.
+    if cluster.version.at_least(1, 4) && !network_restart_required(base, head, cluster) {
         let old = named(base.pointer("/domain/devices/interfaces"));
         let added: Vec<String> = named(head.pointer("/domain/devices/interfaces"))
             .into_keys()
@@ -399,14 +407,17 @@ pub(crate) const VOLUMES_REPLACED: &str = "the volumes replacement is effective 
 /// the template's volumes are no longer the VMI's (a hotpluggable volume added or changed,
 /// which the handler sees before any hotplug reached the VMI) the VM needs a restart, unless
 /// a hotpluggable volume of the VMI left the template (an unplug under way). From v1.7 the
-/// handler leaves `Replacement` alone.
+/// handler leaves `Replacement` alone; up to v1.4 it runs only with the VolumesUpdateStrategy
+/// gate (KubeVirt v1.4.0 `handleVolumeUpdateRequest`).
 fn handle_volume_replacement(
     base: &Value,
     head: &Value,
-    version: KubeVirtVersion,
+    cluster: &Cluster<'_>,
     refused: &mut Refused,
 ) {
-    if version.at_least(1, 7)
+    let version = cluster.version;
+    if !cluster.volumes_update_strategy
+        || version.at_least(1, 7)
         || !version.at_least(1, 3)
         || base.get("volumes") == head.get("volumes")
     {
