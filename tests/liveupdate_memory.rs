@@ -14,7 +14,7 @@ use kvlint::source::Selection;
 /// A `KubeVirt` object: the gate arm64 VMs need on some releases, and `configuration`.
 fn kubevirt(configuration: &str) -> String {
     format!(
-        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration:\n      featureGates: [MultiArchitecture]\n{configuration}"
+        "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    developerConfiguration:\n      featureGates: [MultiArchitecture, VMLiveUpdateFeatures]\n{configuration}"
     )
 }
 

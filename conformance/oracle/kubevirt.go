@@ -102,11 +102,19 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 		return admission{}, err
 	}
 	kind := metav1.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "VirtualMachine"}
-	review := createRequest(webhooks.VirtualMachineGroupVersionResource, kind, name, namespace, raw)
+	review := func(raw []byte) *admissionv1.AdmissionReview {
+		return createRequest(webhooks.VirtualMachineGroupVersionResource, kind, name, namespace, raw)
+	}
+	return admitVMReview(c, raw, review)
+}
 
+// admitVMReview sends the VM through the mutating webhook (review builds its request from the
+// object), applies the patch and prunes the result as the API server stores it, then sends
+// that through the validating webhook.
+func admitVMReview(c *cluster, raw []byte, review func([]byte) *admissionv1.AdmissionReview) (admission, error) {
 	var response *admissionv1.AdmissionResponse
 	panicked, err := guarded(func() error {
-		response = newVMsMutator(c).Mutate(review)
+		response = newVMsMutator(c).Mutate(review(raw))
 		return nil
 	})
 	if err != nil {
@@ -135,10 +143,9 @@ func admitVM(c *cluster, request map[string]interface{}, name, namespace string)
 		return admission{}, err
 	}
 
-	review = createRequest(webhooks.VirtualMachineGroupVersionResource, kind, name, namespace, raw)
 	admitter := newVMsAdmitter(c)
 	panicked, err = guarded(func() error {
-		response = admitter.Admit(context.Background(), review)
+		response = admitter.Admit(context.Background(), review(raw))
 		return nil
 	})
 	if err != nil {

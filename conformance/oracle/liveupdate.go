@@ -18,8 +18,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"go.uber.org/mock/gomock"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	k8sv1 "k8s.io/api/core/v1"
@@ -39,10 +37,8 @@ import (
 	"kubevirt.io/client-go/log"
 
 	virtcontroller "kubevirt.io/kubevirt/pkg/controller"
-	instancetypecontroller "kubevirt.io/kubevirt/pkg/instancetype/controller/vm"
 	"kubevirt.io/kubevirt/pkg/testutils"
 	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
-	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/mutating-webhook/mutators"
 	virtconfig "kubevirt.io/kubevirt/pkg/virt-config"
 	vmwatch "kubevirt.io/kubevirt/pkg/virt-controller/watch/vm"
 )
@@ -156,10 +152,10 @@ func newLiveWorld(base side) (*liveWorld, error) {
 		return nil, fmt.Errorf("oracle: the client is not the mock client")
 	}
 	expect := mock.EXPECT()
-	expect.VirtualMachineInstance(gomock.Any()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInstanceInterface {
+	expect.VirtualMachineInstance(anyArgument()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInstanceInterface {
 		return virt.KubevirtV1().VirtualMachineInstances(namespace)
 	}).AnyTimes()
-	expect.VirtualMachine(gomock.Any()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInterface {
+	expect.VirtualMachine(anyArgument()).DoAndReturn(func(namespace string) kubecli.VirtualMachineInterface {
 		return virt.KubevirtV1().VirtualMachines(namespace)
 	}).AnyTimes()
 	w := &liveWorld{cluster: c, virt: virt, recorder: record.NewFakeRecorder(1000)}
@@ -214,11 +210,7 @@ func (w *liveWorld) newVMController() (*vmController, error) {
 	crInformer, _ := testutils.NewFakeInformerWithIndexersFor(&appsv1.ControllerRevision{}, cache.Indexers{
 		"vm": revisionOwnerIndex,
 	})
-	instancetypes := instancetypecontroller.New(nil, nil, nil, nil, crInformer.GetStore(), w.client, w.config, w.recorder)
-	ctrl, err := vmwatch.NewController(vmiInformer, vmInformer, w.dataVolumeInformer, w.dataSourceStore,
-		kvInformer, w.namespaceInformer, pvcInformer, crInformer, w.recorder, w.client, w.config,
-		newNetSynchronizer(w), vmwatch.NewFirmwareController(w.virt),
-		instancetypes, []string{}, []string{})
+	ctrl, err := w.newVMWatchController(controllerInformers{vmi: vmiInformer, vm: vmInformer, kv: kvInformer, pvc: pvcInformer, cr: crInformer})
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +219,11 @@ func (w *liveWorld) newVMController() (*vmController, error) {
 	}
 	return &vmController{ctrl: ctrl, vmStore: vmInformer.GetStore(), vmiStore: vmiInformer.GetStore(),
 		crStore: crInformer.GetStore(), pvcStr: pvcInformer.GetStore()}, nil
+}
+
+// controllerInformers: the VM controller's own informers (the cluster's are in liveWorld).
+type controllerInformers struct {
+	vmi, vm, kv, pvc, cr cache.SharedIndexInformer
 }
 
 // revisionOwnerIndex indexes ControllerRevisions by the UID of the VM that owns them, as
@@ -528,7 +525,7 @@ func (w *liveWorld) vmi(namespace, name string) *virtv1.VirtualMachineInstance {
 // one: the webhook's defaults, phase Running, the booted CPU topology and memory, and the
 // LiveMigratable condition (hotplug migrates the VMI).
 func (w *liveWorld) boot(vmi *virtv1.VirtualMachineInstance) error {
-	if err := mutators.ApplyNewVMIMutations(vmi, w.config); err != nil {
+	if err := w.applyVMIMutations(vmi); err != nil {
 		return fmt.Errorf("oracle: the VMI mutating webhook refused the VMI the controller created: %w", err)
 	}
 	vmi.Status.Phase = virtv1.Running
@@ -663,19 +660,6 @@ func typedVM(object map[string]interface{}) (*virtv1.VirtualMachine, error) {
 	return vm, nil
 }
 
-func revisionNames(vm *virtv1.VirtualMachine) (string, string) {
-	if vm == nil {
-		return "", ""
-	}
-	name := func(ref *virtv1.InstancetypeStatusRef) string {
-		if ref == nil || ref.ControllerRevisionRef == nil {
-			return ""
-		}
-		return ref.ControllerRevisionRef.Name
-	}
-	return name(vm.Status.InstancetypeRef), name(vm.Status.PreferenceRef)
-}
-
 // liveFields: the parts of a running VMI that LiveUpdate may change.
 func liveFields(vmi *virtv1.VirtualMachineInstance) map[string]interface{} {
 	fields := map[string]interface{}{}
@@ -727,8 +711,8 @@ func liveFields(vmi *virtv1.VirtualMachineInstance) map[string]interface{} {
 	return fields
 }
 
-// admitVMUpdate updates the VM as the API server would: the mutating webhook with the stored
-// VM as the old object, its patch applied and the result pruned, then the validating webhook.
+// admitVMUpdate updates the VM as the API server would: as admitVM creates it, with the
+// stored VM as the old object.
 func admitVMUpdate(c *cluster, request map[string]interface{}, old *virtv1.VirtualMachine, name, namespace string) (admission, error) {
 	oldRaw, err := json.Marshal(old)
 	if err != nil {
@@ -739,50 +723,10 @@ func admitVMUpdate(c *cluster, request map[string]interface{}, old *virtv1.Virtu
 		return admission{}, err
 	}
 	kind := metav1.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "VirtualMachine"}
-	review := updateRequest(kind, name, namespace, raw, oldRaw)
-	var response *admissionv1.AdmissionResponse
-	panicked, err := guarded(func() error {
-		response = newVMsMutator(c).Mutate(review)
-		return nil
-	})
-	if err != nil {
-		return admission{}, err
+	review := func(raw []byte) *admissionv1.AdmissionReview {
+		return updateRequest(kind, name, namespace, raw, oldRaw)
 	}
-	if panicked != "" {
-		return admission{verdict: verdict{Stage: "mutating", Causes: []cause{}, Panic: panicked}}, nil
-	}
-	if !response.Allowed {
-		return admission{verdict: verdictOf("mutating", response)}, nil
-	}
-	if len(response.Patch) > 0 {
-		patch, err := jsonpatch.DecodePatch(response.Patch)
-		if err != nil {
-			return admission{}, fmt.Errorf("oracle: mutating patch: %w", err)
-		}
-		if raw, err = patch.Apply(raw); err != nil {
-			return admission{}, fmt.Errorf("oracle: applying the mutating patch: %w", err)
-		}
-	}
-	stored, err := storedVM(raw)
-	if err != nil {
-		return admission{}, err
-	}
-	if raw, err = json.Marshal(stored); err != nil {
-		return admission{}, err
-	}
-	review = updateRequest(kind, name, namespace, raw, oldRaw)
-	admitter := newVMsAdmitter(c)
-	panicked, err = guarded(func() error {
-		response = admitter.Admit(context.Background(), review)
-		return nil
-	})
-	if err != nil {
-		return admission{}, err
-	}
-	if panicked != "" {
-		return admission{verdict: verdict{Stage: "validating", Causes: []cause{}, Panic: panicked}, mutated: stored}, nil
-	}
-	return admission{verdict: verdictOf("validating", response), mutated: stored}, nil
+	return admitVMReview(c, raw, review)
 }
 
 func updateRequest(kind metav1.GroupVersionKind, name, namespace string, raw, oldRaw []byte) *admissionv1.AdmissionReview {

@@ -19,6 +19,13 @@ use crate::controller::liveupdate::memory::validate_live_update_memory;
 use crate::controller::liveupdate::{ClusterSettings, Rollout};
 use crate::k8s::quantity::{Format, Quantity};
 
+mod volumes;
+
+use volumes::{
+    claims_changed, handle_volume_replacement, is_hotplug_volume, valid_live_update_disks,
+    valid_live_update_volumes,
+};
+
 /// KubeVirt's `RestartRequired` message for a template difference it cannot apply live.
 pub const NON_LIVE_UPDATABLE: &str = "a non-live-updatable field was changed in the template spec";
 
@@ -69,6 +76,8 @@ pub(crate) struct Cluster<'a> {
     pub(crate) declarative_hotplug: bool,
     /// `LiveUpdateNADRef`: a changed Multus network name is no restart.
     pub(crate) nad_ref_live_update: bool,
+    /// `VolumesUpdateStrategyEnabled`: the gate up to v1.4, GA from v1.5.
+    pub(crate) volumes_update_strategy: bool,
 }
 
 impl<'a> Cluster<'a> {
@@ -90,12 +99,15 @@ impl<'a> Cluster<'a> {
         // LiveUpdateNADRef: Beta (off unless listed) at v1.8, GA from v1.9.
         let nad_ref_live_update = version.at_least(1, 9)
             || (version.at_least(1, 8) && profile.has_feature_gate("LiveUpdateNADRef"));
+        let volumes_update_strategy =
+            version.at_least(1, 5) || profile.has_feature_gate("VolumesUpdateStrategy");
         Self {
             rollout,
             settings,
             version,
             declarative_hotplug,
             nad_ref_live_update,
+            volumes_update_strategy,
         }
     }
 }
@@ -136,6 +148,9 @@ pub(crate) fn update_running_vm(
     let mut refused = Refused::default();
     handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
     handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
+    if !volume_migration {
+        handle_volume_replacement(&base, &head, cluster, &mut refused);
+    }
     if takeover.placement {
         applied.push(
             "node placement (nodeSelector, affinity, tolerations) updated on the running VM"
@@ -173,10 +188,14 @@ fn sync_restart_required(
     cluster: &Cluster<'_>,
 ) -> Takeover {
     let mut seen = base.clone();
-    if valid_live_update_volumes(&seen, head, volume_migration) {
+    // Before v1.7 only `LiveUpdate` takes volume and disk changes over; with `Stage` they
+    // count only once the VMI has them (an imperative hotplug), which an edited template's
+    // never are.
+    let volumes_live = cluster.version.at_least(1, 7) || cluster.rollout == Rollout::LiveUpdate;
+    if volumes_live && valid_live_update_volumes(&seen, head, volume_migration) {
         set_pointer(&mut seen, "/volumes", head.get("volumes").cloned());
     }
-    if valid_live_update_disks(&seen, head) {
+    if volumes_live && valid_live_update_disks(&seen, head, cluster.version) {
         set_pointer(
             &mut seen,
             "/domain/devices/disks",
@@ -233,7 +252,10 @@ fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> 
             cluster.version
         ));
     }
-    if cluster.version.at_least(1, 6) && !network_restart_required(base, head, cluster) {
+    // The network synchronizer hotplugs interfaces from v1.4 (KubeVirt v1.4.0
+    // `pkg/virt-controller/network`, v1.5.0 `pkg/network/controllers`), releases before the
+    // restart check learned them.
+    if cluster.version.at_least(1, 4) && !network_restart_required(base, head, cluster) {
         let old = named(base.pointer("/domain/devices/interfaces"));
         let added: Vec<String> = named(head.pointer("/domain/devices/interfaces"))
             .into_keys()
@@ -444,24 +466,6 @@ fn named(items: Option<&Value>) -> BTreeMap<String, &Value> {
         .unwrap_or_default()
 }
 
-/// The claim a PVC or DataVolume volume uses.
-fn claim_of(volume: &Value) -> Option<&Value> {
-    volume
-        .pointer("/persistentVolumeClaim/claimName")
-        .or_else(|| volume.pointer("/dataVolume/name"))
-}
-
-/// A volume of both templates uses another claim (`PersistentVolumesUpdated`).
-fn claims_changed(base: &Value, head: &Value) -> bool {
-    let old = named(base.get("volumes"));
-    named(head.get("volumes")).iter().any(|(name, volume)| {
-        match (claim_of(volume), old.get(name).and_then(|v| claim_of(v))) {
-            (Some(new), Some(previous)) => new != previous,
-            _ => false,
-        }
-    })
-}
-
 /// `netvmliveupdate.IsRestartRequired` for the VMI started from `base`: an interface or network
 /// of the VMI was removed or changed (interfaces compared without `state`, networks without
 /// the Multus network name), or the pod network is added. A VMI whose template had neither
@@ -507,60 +511,6 @@ fn network_restart_required(base: &Value, head: &Value, cluster: &Cluster<'_>) -
             .is_none_or(|new| comparable(old) != comparable(new))
     });
     interface_changed || pod_added || network_changed
-}
-
-fn is_hotplug_volume(volume: &Value) -> bool {
-    ["persistentVolumeClaim", "dataVolume"].iter().any(|kind| {
-        volume
-            .get(*kind)
-            .and_then(|v| v.get("hotpluggable"))
-            .and_then(Value::as_bool)
-            == Some(true)
-    })
-}
-
-/// `validLiveUpdateVolumes`: only hotpluggable volumes were added, removed or changed (or
-/// PVC/DataVolume volumes with `updateVolumesStrategy: Migration`).
-fn valid_live_update_volumes(last: &Value, current: &Value, migration: bool) -> bool {
-    let mut old = named(last.get("volumes"));
-    for (name, volume) in named(current.get("volumes")) {
-        let previous = old.remove(&name);
-        let storage =
-            volume.get("persistentVolumeClaim").is_some() || volume.get("dataVolume").is_some();
-        if is_hotplug_volume(volume) || (storage && migration && previous.is_some()) {
-            continue;
-        }
-        match previous {
-            Some(previous) if previous == volume => {}
-            _ => return false,
-        }
-    }
-    old.values().all(|v| is_hotplug_volume(v))
-}
-
-/// `validLiveUpdateDisks`: only the disks of hotpluggable volumes were added, changed or
-/// removed, and no CD-ROM was removed.
-fn valid_live_update_disks(last: &Value, current: &Value) -> bool {
-    let disks = |spec: &Value| spec.pointer("/domain/devices/disks").cloned();
-    let (old_disks, new_disks) = (disks(last), disks(current));
-    let mut old = named(old_disks.as_ref());
-    let new = named(new_disks.as_ref());
-    let old_volumes = named(last.get("volumes"));
-    let volumes = named(current.get("volumes"));
-    for (name, disk) in &new {
-        let previous = old.remove(name);
-        if volumes.get(name).is_some_and(|v| is_hotplug_volume(v)) {
-            continue;
-        }
-        match previous {
-            Some(previous) if previous == *disk => {}
-            _ => return false,
-        }
-    }
-    old.iter().all(|(name, disk)| {
-        let hotplug = old_volumes.get(name).is_none_or(|v| is_hotplug_volume(v));
-        hotplug && (disk.get("cdrom").is_none() || new.contains_key(name))
-    })
 }
 
 #[cfg(test)]
@@ -689,7 +639,7 @@ mod tests {
         ];
         for (name, head, migration, live) in cases {
             let volumes = valid_live_update_volumes(&base, &head, migration);
-            let disks = valid_live_update_disks(&base, &head);
+            let disks = valid_live_update_disks(&base, &head, V1_9);
             assert_eq!(volumes && disks, live, "{name}");
         }
         // Removing a hotplugged volume and its disk is live; removing a CD-ROM is not.
@@ -706,8 +656,18 @@ mod tests {
             &base,
             false
         ));
-        assert!(valid_live_update_disks(&with_volume(&hotplug, true), &base));
-        assert!(!valid_live_update_disks(&cdrom, &base));
+        assert!(valid_live_update_disks(
+            &with_volume(&hotplug, true),
+            &base,
+            V1_9
+        ));
+        assert!(!valid_live_update_disks(&cdrom, &base, V1_9));
+        // KubeVirt v1.6.0 `validLiveUpdateDisks` lets a hotplugged CD-ROM go.
+        assert!(valid_live_update_disks(
+            &cdrom,
+            &base,
+            KubeVirtVersion::new(1, 6)
+        ));
     }
 
     #[test]

@@ -156,6 +156,26 @@ fn set_resource_requests(domain: &mut Obj, profile: &ClusterProfile) {
     }
 }
 
+/// The memory request `set_memory_request` derives for `domain` whatever request it has;
+/// `None` from v1.6.4 and v1.7, which derive none, or when it derives none.
+pub(crate) fn derived_memory_request(domain: &Obj, profile: &ClusterProfile) -> Option<Value> {
+    if profile
+        .version
+        .has_change(backports::NO_MEMORY_REQUEST_DEFAULT)
+    {
+        return None;
+    }
+    let mut bare = domain.clone();
+    if let Some(Value::Object(requests)) = bare
+        .get_mut("resources")
+        .and_then(|r| r.get_mut("requests"))
+    {
+        requests.remove("memory");
+    }
+    set_memory_request(&mut bare, profile);
+    resource(&bare, "requests", "memory").cloned()
+}
+
 /// v1.0–v1.6.3 also defaulted `requests.memory` from the limit or from the guest memory and the
 /// cluster's memory overcommit (v1.6.2: without the overcommit).
 fn set_memory_request(domain: &mut Obj, profile: &ClusterProfile) {

@@ -537,6 +537,22 @@ pair("machine-type-default-written", base, changed(base, lambda d: domain(d).upd
 pair("architecture-default-written", base, changed(base, set_template(architecture="amd64")))
 pair("eviction-strategy-default-written", base, changed(base, set_template(evictionStrategy="None")))
 
+# --- LiveUpdate before v1.5: only with the VMLiveUpdateFeatures gate (GA from v1.5) ---------
+pair("liveupdate-explicit-memory", base, changed(base, set_memory(guest="4Gi")), live)
+pair("liveupdate-explicit-node-selector", base, changed(base, set_template(nodeSelector=selector)), live)
+gated = [
+    kubevirt(
+        {
+            "vmRolloutStrategy": "LiveUpdate",
+            "developerConfiguration": {"featureGates": ["VMLiveUpdateFeatures"]},
+        }
+    )
+]
+pair("liveupdate-gate-sockets", base, changed(base, set_cpu(sockets=2)), gated)
+pair("liveupdate-gate-memory", base, changed(base, set_memory(guest="4Gi")), gated)
+pair("liveupdate-gate-node-selector", base, changed(base, set_template(nodeSelector=selector)), gated)
+pair("liveupdate-gate-hotplug-volume", base, changed(base, add_volume(True)), gated + claims)
+
 
 def write(root):
     for entry in os.listdir(root):

@@ -332,8 +332,11 @@ pub(super) fn vm_effect(
     // Expand gives a VM with an instance type or preference KubeVirt's VMI defaults, a VM
     // without them none: when only one side has them, the other gets the same defaults.
     let mixed = has_matchers(base) != has_matchers(head);
-    let last = as_controller_sees(&section(&b.value, &prefixes.template), ctx.profile, mixed);
-    let current = as_controller_sees(&section(&h.value, &prefixes.template), ctx.profile, mixed);
+    let seen = |rendered: &Value, side: &SideVm<'_>| {
+        let template = section(rendered, &prefixes.template);
+        as_controller_sees(&template, ctx.profile, mixed, has_matchers(side))
+    };
+    let (last, current) = (seen(&b.value, base), seen(&h.value, head));
     let migration = head
         .spec()
         .and_then(|s| s.get("updateVolumesStrategy"))

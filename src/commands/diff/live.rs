@@ -13,7 +13,7 @@ use crate::controller::vm::{
     Cluster, NO_MEMORY_HOTPLUG, NON_LIVE_UPDATABLE, Refusal, TemplateUpdate, update_running_vm,
 };
 use crate::k8s::quantity::{Format, Quantity};
-use crate::render::defaults::set_vmi_spec_defaults;
+use crate::render::defaults::{derived_memory_request, set_vmi_spec_defaults};
 
 /// What KubeVirt does when the template spec of a running VM changes from `last` to `current`;
 /// `None` when they do not differ.
@@ -67,11 +67,12 @@ pub(super) fn template_effect(
 /// its machine type), and with the instance type and preference applied (`ApplyToVM`).
 /// `vmi_defaults`: also the VMI defaults that expand adds for a VM with an instance type or
 /// preference, for comparing such a VM with one without (the controller compares neither with
-/// them).
+/// them). `expanded`: the rendering is expand's, with those VMI defaults.
 pub(super) fn as_controller_sees(
     template: &Value,
     profile: &ClusterProfile,
     vmi_defaults: bool,
+    expanded: bool,
 ) -> Value {
     let mut template = template.clone();
     let Some(spec) = template.as_object_mut() else {
@@ -116,7 +117,38 @@ pub(super) fn as_controller_sees(
             *spec = defaulted;
         }
     }
+    if vmi_defaults || expanded {
+        drop_derived_memory_request(spec, profile);
+    }
     template
+}
+
+/// Up to v1.6.3 the VMI defaults derive a memory request from the guest memory, which the
+/// controller, comparing templates without VMI defaults (`ApplyToVM` only), never sees: a
+/// request that only follows the guest memory is no difference of its own.
+fn drop_derived_memory_request(spec: &mut Map<String, Value>, profile: &ClusterProfile) {
+    let Some(Value::Object(domain)) = spec.get_mut("domain") else {
+        return;
+    };
+    let Some(derived) = derived_memory_request(domain, profile) else {
+        return;
+    };
+    let Some(Value::Object(resources)) = domain.get_mut("resources") else {
+        return;
+    };
+    let Some(Value::Object(requests)) = resources.get_mut("requests") else {
+        return;
+    };
+    let same = |a: &Value, b: &Value| match (Quantity::from_json(a), Quantity::from_json(b)) {
+        (Ok(a), Ok(b)) => a.cmp_value(&b).is_eq(),
+        _ => a == b,
+    };
+    if requests
+        .get("memory")
+        .is_some_and(|request| same(request, &derived))
+    {
+        requests.remove("memory");
+    }
 }
 
 /// The details of a restart, then what is applied to the running VM all the same.

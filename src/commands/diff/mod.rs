@@ -91,9 +91,7 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
         .unwrap_or_else(|| ClusterProfile::new(KubeVirtVersion::LATEST));
     let version = profile.version;
     let settings = &head_inputs.cluster;
-    let rollout = settings
-        .rollout
-        .unwrap_or_else(|| Rollout::default_for(version));
+    let rollout = Rollout::effective(settings.rollout, &profile);
     let base_vms = side_vms(base, base_inputs);
     let head_vms = side_vms(head, head_inputs);
     let objects = object_diffs(base_inputs, head_inputs, &base_vms, &head_vms);
@@ -117,7 +115,13 @@ pub fn diff_with(base: &Report, base_inputs: &Inputs, head: &Report, head_inputs
     let introduced = only_in(head, base);
     let fixed = only_in(base, head);
 
-    let rollout_source = if settings.rollout.is_some() {
+    let rollout_source = if settings.rollout == Some(Rollout::LiveUpdate)
+        && rollout == Rollout::Stage
+    {
+        format!(
+            "the repository's KubeVirt configuration sets LiveUpdate, which KubeVirt {version} follows only with the VMLiveUpdateFeatures feature gate"
+        )
+    } else if settings.rollout.is_some() {
         "as the repository's KubeVirt configuration sets".to_owned()
     } else if rollout == Rollout::LiveUpdate {
         "KubeVirt v1.6+ default".to_owned()

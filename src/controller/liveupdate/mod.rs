@@ -12,7 +12,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cluster::profile::KubeVirtVersion;
+use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 
 /// `vmRolloutStrategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -31,6 +31,25 @@ impl Rollout {
             Self::Stage
         }
     }
+}
+
+impl Rollout {
+    /// The strategy the VM controller follows: the configured one, else the release's
+    /// default; a configured `LiveUpdate` counts only with the `VMLiveUpdateFeatures` gate up
+    /// to v1.4 (GA from v1.5; KubeVirt v1.4.0 `pkg/virt-config/virt-config.go`,
+    /// `IsVMRolloutStrategyLiveUpdate`).
+    pub fn effective(configured: Option<Self>, profile: &ClusterProfile) -> Self {
+        match configured {
+            Some(Self::LiveUpdate) if !live_update_gate_on(profile) => Self::Stage,
+            Some(rollout) => rollout,
+            None => Self::default_for(profile.version),
+        }
+    }
+}
+
+/// `VMLiveUpdateFeaturesEnabled`: the gate is listed, or the release has it GA (v1.5).
+fn live_update_gate_on(profile: &ClusterProfile) -> bool {
+    profile.version.at_least(1, 5) || profile.has_feature_gate("VMLiveUpdateFeatures")
 }
 
 impl fmt::Display for Rollout {
