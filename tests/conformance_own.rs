@@ -28,6 +28,7 @@ const OWN: &str = "testdata/conformance/own";
 const VERIFIED: [&str; 6] = ["v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
+const UP_TO_V1_2: &[&str] = &["v1.0", "v1.1", "v1.2"];
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
@@ -35,17 +36,11 @@ const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 const NOT_SCORED: &[(&str, &[&str], &str)] = &[
     (
         "505-net-slirp-discontinued",
-        &["v1.2"],
-        "v1.2 does not refuse slirp as discontinued yet (that came with v1.3): it refuses it \
-         as not enabled in kubevirt-config, at interfaces[0].name",
+        UP_TO_V1_2,
+        "up to v1.2 slirp is not refused as discontinued yet (that came with v1.3): it is \
+         refused as not enabled in kubevirt-config, at interfaces[0].name",
     ),
     // v1.0 and v1.1 only (not verified releases; see the notes above).
-    (
-        "206-infer-preference-ignore-no-labels",
-        &["v1.0"],
-        "inferFromVolumeFailurePolicy came with v1.1: the v1.0 API server prunes it, so inference \
-         without labels fails; kvlint still honours the policy at v1.0",
-    ),
     (
         "704-mem-max-guest-not-aligned",
         &["v1.1"],

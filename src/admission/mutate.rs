@@ -133,15 +133,23 @@ fn mutate_by_webhook(
     create: bool,
 ) -> Mutation {
     let mut out = vm_json.clone();
-    let newer = crate::render::shape::newer_fields(vm_json, profile.version);
-    if !newer.is_empty() {
+    // A field the release does not declare yet: the API server prunes it before the webhook
+    // sees the VM, except inside the template's spec, which the webhook checks against its
+    // own schema and refuses ("... is a forbidden property").
+    let (refused, pruned): (Vec<_>, Vec<_>) =
+        crate::render::shape::newer_fields(vm_json, profile.version)
+            .into_iter()
+            .map(|path| path.to_string())
+            .partition(|path| path.starts_with("spec.template.spec."));
+    if !refused.is_empty() {
         return Mutation {
             vm: out,
-            refusal: Some(MutateRefusal::Schema(
-                newer.iter().map(ToString::to_string).collect(),
-            )),
+            refusal: Some(MutateRefusal::Schema(refused)),
             inferred: false,
         };
+    }
+    if !pruned.is_empty() {
+        crate::render::shape::prune_unknown(&mut out, profile.version);
     }
     if is_set_at(vm_json, &["metadata", "deletionTimestamp"]) {
         return Mutation {

@@ -13,7 +13,7 @@
 //! What the CRD does *not* constrain is not constrained here either: strings that KubeVirt treats
 //! as enumerations (`preferredDiskBus`, `preferredCPUTopology`, `ioThreadsPolicy`, ...) are plain
 //! strings, and `uint32` fields are `integer` with `format: int32` and no minimum, exactly as in
-//! the CRD. KubeVirt's webhooks check those later (`crate::admission`).
+//! the CRD. KubeVirt's webhooks check those later (the `admission` module).
 //!
 //! Besides the two spec types, the module has the parts of the VirtualMachine(Instance) domain
 //! (`kubevirt.io/v1`) that instance types and preferences embed or fill in:
