@@ -40,30 +40,6 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         "up to v1.2 slirp is not refused as discontinued yet (that came with v1.3): it is \
          refused as not enabled in kubevirt-config, at interfaces[0].name",
     ),
-    // v1.0 and v1.1 only (not verified releases; see the notes above).
-    (
-        "704-mem-max-guest-not-aligned",
-        &["v1.1"],
-        "v1.1 refuses memory.maxGuest in the VM template (\"cannot be set directy\", \
-         vmi-create-admitter.go at v1.1.0); kvlint does not",
-    ),
-    (
-        "705-mem-max-guest-arm64",
-        &["v1.1"],
-        "v1.1 refuses memory.maxGuest in the VM template, as for 704",
-    ),
-    (
-        "708-cpu-max-sockets-below-sockets",
-        &["v1.0", "v1.1"],
-        "v1.0 and v1.1 also refuse cpu.maxSockets in the VM template (\"cannot be set directy\", \
-         vmi-create-admitter.go); kvlint reports only the sockets cause",
-    ),
-    (
-        "605-storage-virtiofs-pvc",
-        &["v1.0", "v1.1"],
-        "v1.0 and v1.1 gate every virtiofs filesystem behind ExperimentalVirtiofsSupport \
-         (cause field spec.template.spec.Filesystems); kvlint asks for no gate before v1.5 (v1.2 to v1.4 need none)",
-    ),
     (
         "506-net-macvtap-discontinued-gate",
         FROM_V1_5,

@@ -148,6 +148,10 @@ pub(super) fn downward_metrics(cx: &mut Ctx) {
 /// config volumes' gate went GA.
 pub(super) fn virtiofs(cx: &mut Ctx) {
     let version = cx.profile.version;
+    if !version.at_least(1, 2) {
+        privileged_virtiofs(cx);
+        return;
+    }
     if !version.at_least(1, 5) {
         return;
     }
@@ -175,6 +179,32 @@ pub(super) fn virtiofs(cx: &mut Ctx) {
             continue;
         };
         cx.push(ts!("domain.devices.filesystems"), message);
+    }
+}
+
+/// v1.0 and v1.1 (`validateFilesystemsWithVirtIOFSEnabled`, vmi-create-admitter.go): a
+/// filesystem whose volume is not a config volume runs a privileged virtiofs container
+/// (`virtiofs.RequiresRootPrivileges`), which needs the ExperimentalVirtiofsSupport gate.
+fn privileged_virtiofs(cx: &mut Ctx) {
+    let volumes = array_at(cx.spec, &["volumes"]);
+    let privileged = cx.devices("filesystems").iter().any(|filesystem| {
+        let name = str_at(filesystem, &["name"]);
+        // Go builds a map by name: the last volume of a name wins.
+        volumes
+            .iter()
+            .rev()
+            .find(|v| str_at(v, &["name"]) == name)
+            .is_some_and(|volume| {
+                !["configMap", "secret", "serviceAccount", "downwardAPI"]
+                    .iter()
+                    .any(|kind| is_set_at(volume, &[kind]))
+            })
+    });
+    if privileged && !cx.gate("ExperimentalVirtiofsSupport") {
+        cx.push(
+            ts!("Filesystems"),
+            "virtiofs feature gate is not enabled in kubevirt-config",
+        );
     }
 }
 
@@ -235,7 +265,7 @@ fn gated_before_v1_9(cx: &Ctx, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use crate::admission::vmspec::test_support::{merge, one, profile, run, run_with};
 
@@ -262,6 +292,34 @@ mod tests {
             ),
             Vec::new()
         );
+    }
+
+    /// vmi-create-admitter.go at v1.1.0, `validateFilesystemsWithVirtIOFSEnabled`: only a volume
+    /// that is not a config volume needs the privileged container and so the gate; v1.2 to
+    /// v1.4 ask for no gate.
+    #[test]
+    fn up_to_v1_1_a_privileged_virtiofs_filesystem_needs_the_gate() {
+        let with = |volume: Value| {
+            json!({"domain": {"devices": {"filesystems": [{"name": "fs", "virtiofs": {}}]}},
+                   "volumes": [{"name": "root", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}, volume]})
+        };
+        let pvc = with(json!({"name": "fs", "persistentVolumeClaim": {"claimName": "data"}}));
+        let config = with(json!({"name": "fs", "configMap": {"name": "cfg"}}));
+        let refused = one(
+            "spec.template.spec.Filesystems",
+            "virtiofs feature gate is not enabled in kubevirt-config",
+        );
+        for minor in [0, 1] {
+            assert_eq!(
+                run_with(&pvc, &profile((1, minor), &[])),
+                refused,
+                "v1.{minor}"
+            );
+            assert_eq!(run_with(&config, &profile((1, minor), &[])), Vec::new());
+            let gated = profile((1, minor), &["ExperimentalVirtiofsSupport"]);
+            assert_eq!(run_with(&pvc, &gated), Vec::new());
+        }
+        assert_eq!(run_with(&pvc, &profile((1, 2), &[])), Vec::new());
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub(super) const TOO_MANY_SOCKETS: &str =
     "Number of sockets in CPU topology is greater than the maximum sockets allowed";
 
 pub(super) fn live_update(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
-    let mut causes = Vec::new();
+    let mut causes = written_hotplug_limits(spec, profile);
     if !rollout_live_update(profile) {
         return causes;
     }
@@ -64,6 +64,30 @@ pub(super) fn live_update(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> 
                 unsupported.to_string(),
             ));
         }
+    }
+    causes
+}
+
+/// Up to v1.1 the hotplug limits belonged to the VM's `liveUpdateFeatures`, and
+/// `validateLiveUpdateFeatures` (vms-admitter.go at v1.0.0 and v1.1.0) refuses them written into
+/// the template. (`memory.maxGuest` came with v1.1; at v1.0 it is refused earlier, as a field
+/// the release does not declare.)
+fn written_hotplug_limits(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    if profile.version.at_least(1, 2) {
+        return causes;
+    }
+    if u64_at(spec, &["domain", "cpu", "maxSockets"]) != 0 {
+        causes.push(Cause::new(
+            ts!("domain.cpu.maxSockets"),
+            "CPU topology maxSockets cannot be set directy in VM template",
+        ));
+    }
+    if present_at(spec, &["domain", "memory", "maxGuest"]).is_some() {
+        causes.push(Cause::new(
+            ts!("domain.memory.maxGuest"),
+            "Memory maxGuest cannot be set directy in VM template",
+        ));
     }
     causes
 }
@@ -166,6 +190,37 @@ mod tests {
                 .iter()
                 .any(|(_, m)| m == "Memory hotplug is only available for x86_64 and arm64 VMs"),
             "{at_v1_6_0:?}"
+        );
+    }
+
+    /// vms-admitter.go at v1.0.0 and v1.1.0, `validateLiveUpdateFeatures`.
+    #[test]
+    fn up_to_v1_1_hotplug_limits_written_into_the_template_are_refused() {
+        let limits = json!({"domain": {"cpu": {"sockets": 2, "maxSockets": 4}, "memory": {"guest": "1Gi", "maxGuest": "4Gi"}}});
+        let at = |minor| run_with(&limits, &profile((1, minor), &[]));
+        let expected = [
+            (
+                "spec.template.spec.domain.cpu.maxSockets".to_owned(),
+                "CPU topology maxSockets cannot be set directy in VM template".to_owned(),
+            ),
+            (
+                "spec.template.spec.domain.memory.maxGuest".to_owned(),
+                "Memory maxGuest cannot be set directy in VM template".to_owned(),
+            ),
+        ];
+        for minor in [0, 1] {
+            let causes = at(minor);
+            assert!(
+                expected.iter().all(|cause| causes.contains(cause)),
+                "v1.{minor}: {causes:?}"
+            );
+        }
+        assert!(
+            at(2)
+                .iter()
+                .all(|(_, m)| !m.contains("cannot be set directy")),
+            "{:?}",
+            at(2)
         );
     }
 

@@ -69,6 +69,7 @@ pub(super) fn vm_path_of(field: &str) -> FieldPath {
         "spec.template.spec.HostDevices" => "spec.template.spec.domain.devices.hostDevices",
         "spec.template.spec.GPUs" => "spec.template.spec.domain.devices.gpus",
         "spec.template.spec.Sound" => "spec.template.spec.domain.devices.sound",
+        "spec.template.spec.Filesystems" => "spec.template.spec.domain.devices.filesystems",
         other => other,
     };
     FieldPath::parse(field)
