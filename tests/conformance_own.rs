@@ -28,18 +28,11 @@ const OWN: &str = "testdata/conformance/own";
 const VERIFIED: [&str; 6] = ["v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
 
 const FROM_V1_5: &[&str] = &["v1.5", "v1.6", "v1.7", "v1.8", "v1.9"];
-const UP_TO_V1_2: &[&str] = &["v1.0", "v1.1", "v1.2"];
 
 /// Cases left out of the score at some releases, each with why kvlint disagrees with KubeVirt
 /// there (`*`: every release). Listed, never skipped silently: the consistency test checks that
 /// each entry names a real case and release.
 const NOT_SCORED: &[(&str, &[&str], &str)] = &[
-    (
-        "505-net-slirp-discontinued",
-        UP_TO_V1_2,
-        "up to v1.2 slirp is not refused as discontinued yet (that came with v1.3): it is \
-         refused as not enabled in kubevirt-config, at interfaces[0].name",
-    ),
     (
         "506-net-macvtap-discontinued-gate",
         FROM_V1_5,

@@ -36,6 +36,8 @@ pub struct ClusterProfile {
     pub persistent_reservation: Option<bool>,
     pub pod_binding: PodBinding,
     pub permit_bridge_on_pod_network: bool,
+    /// `network.permitSlirpInterface` (up to v1.2; slirp was discontinued in v1.3).
+    pub permit_slirp_interface: bool,
     /// `instancetype.referencePolicy`: reference, expand or expandAll.
     pub reference_policy: String,
     /// Whether virt-operator deploys the common-instancetypes catalog.
@@ -57,6 +59,7 @@ impl ClusterProfile {
             persistent_reservation: None,
             pod_binding: PodBinding::Bridge,
             permit_bridge_on_pod_network: true,
+            permit_slirp_interface: false,
             reference_policy: "reference".to_owned(),
             deploy_catalog: true,
         }
@@ -122,6 +125,9 @@ impl ClusterProfile {
             get(&["network", "permitBridgeInterfaceOnPodNetwork"]).and_then(Value::as_bool)
         {
             self.permit_bridge_on_pod_network = permit;
+        }
+        if let Some(permit) = get(&["network", "permitSlirpInterface"]).and_then(Value::as_bool) {
+            self.permit_slirp_interface = permit;
         }
         if let Some(policy) = text(&["instancetype", "referencePolicy"]) {
             self.reference_policy = policy;

@@ -78,6 +78,19 @@ fn gated_discontinued_binding(cx: &mut Ctx, idx: usize, iface: &Value, networks:
     }
 }
 
+/// Up to v1.2 slirp was a binding of the pod network behind a configuration switch
+/// (`validateInterfaceNetworkBasics`, vmi-create-admitter.go at v1.2.0).
+fn slirp_before_v1_3(cx: &mut Ctx, idx: usize, on_pod: bool) {
+    let message = if !on_pod {
+        "Slirp interface only implemented with pod network"
+    } else if !cx.profile.permit_slirp_interface {
+        "Slirp interface is not enabled in kubevirt-config"
+    } else {
+        return;
+    };
+    cx.push(iface_field(idx, "name"), message);
+}
+
 pub(super) fn interface_bindings(cx: &mut Ctx, networks: &[Value], interfaces: &[Value]) {
     for (idx, iface) in interfaces.iter().enumerate() {
         let name = str_at(iface, &["name"]);
@@ -96,6 +109,9 @@ pub(super) fn interface_bindings(cx: &mut Ctx, networks: &[Value], interfaces: &
                 iface_field(idx, "macAddress"),
                 "The requested MAC address is reserved for the in-pod bridge. Please choose another one.",
             );
+        }
+        if is_set_at(iface, &["slirp"]) && !cx.profile.version.at_least(1, 3) {
+            slirp_before_v1_3(cx, idx, on_pod);
         }
         if is_set_at(iface, &["bridge"]) && on_pod && !cx.profile.permit_bridge_on_pod_network {
             cx.push(

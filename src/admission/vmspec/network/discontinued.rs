@@ -14,7 +14,9 @@ pub(in crate::admission::vmspec) fn discontinued_bindings(
     spec: &Value,
     version: KubeVirtVersion,
 ) -> Vec<Cause> {
-    let bindings: &[(&str, &str)] = if version.at_least(1, 8) {
+    let bindings: &[(&str, &str)] = if !version.at_least(1, 3) {
+        &[]
+    } else if version.at_least(1, 8) {
         &[
             ("slirp", "Slirp interface support"),
             ("passt", "Passt network binding"),
@@ -46,6 +48,37 @@ mod tests {
 
     use crate::admission::vmspec::test_support::{one, profile, run, run_vm, run_with};
     use crate::cluster::profile::ClusterProfile;
+
+    /// Up to v1.2 slirp is not discontinued: it is a pod-network binding the cluster
+    /// configuration permits (`validateInterfaceNetworkBasics`, vmi-create-admitter.go at
+    /// v1.2.0), refused at the interface's name otherwise.
+    #[test]
+    fn up_to_v1_2_slirp_is_permitted_by_the_cluster_configuration() {
+        let slirp =
+            json!({"domain": {"devices": {"interfaces": [{"name": "default", "slirp": {}}]}}});
+        for minor in [0, 1, 2] {
+            let mut profile = profile((1, minor), &[]);
+            assert_eq!(
+                run_with(&slirp, &profile),
+                one(
+                    "spec.template.spec.domain.devices.interfaces[0].name",
+                    "Slirp interface is not enabled in kubevirt-config"
+                ),
+                "v1.{minor}"
+            );
+            profile.permit_slirp_interface = true;
+            assert_eq!(run_with(&slirp, &profile), Vec::new(), "v1.{minor}");
+        }
+        let multus = json!({"domain": {"devices": {"interfaces": [{"name": "default", "slirp": {}}]}},
+                            "networks": [{"name": "default", "multus": {"networkName": "net"}}]});
+        assert_eq!(
+            run_with(&multus, &profile((1, 2), &[])),
+            one(
+                "spec.template.spec.domain.devices.interfaces[0].name",
+                "Slirp interface only implemented with pod network"
+            )
+        );
+    }
 
     #[test]
     fn discontinued_bindings_answer_alone_on_create() {
