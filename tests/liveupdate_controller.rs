@@ -2,14 +2,10 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`, `sync`) reaches them. Each case is one that
 //! `testdata/liveupdate` found kvlint getting wrong against the controller itself.
 
-use std::fs;
-use std::path::Path;
+mod liveupdate_support;
 
-use kvlint::check::{self, Options, Report};
-use kvlint::cluster::profile::KubeVirtVersion;
-use kvlint::commands::diff::{self, Effect, EffectKind, Inputs};
-use kvlint::config::ConfigChoice;
-use kvlint::source::Selection;
+use kvlint::commands::diff::{Effect, EffectKind};
+use liveupdate_support::effect_at;
 
 /// A running VM in `apps`: `domain` and `spec` are YAML lines under `domain:` and under the
 /// template spec (after `domain`), `top` under the VM spec.
@@ -38,46 +34,9 @@ fn sized(sockets: u32, guest: &str) -> String {
 
 const STAGE: &str = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n  namespace: kubevirt\nspec:\n  configuration:\n    vmRolloutStrategy: Stage\n";
 
-fn write_side(dir: &Path, files: &[&str]) {
-    fs::create_dir_all(dir).unwrap();
-    for (i, text) in files.iter().enumerate() {
-        fs::write(dir.join(format!("{i}.yaml")), text).unwrap();
-    }
-}
-
-fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
-    let options = Options {
-        selection: Selection {
-            paths: vec![dir.to_path_buf()],
-            ..Selection::default()
-        },
-        version: Some(KubeVirtVersion::new(1, minor)),
-        config: ConfigChoice::None,
-        ..Options::default()
-    };
-    let mut report = check::run(&options).expect("check runs");
-    let mut inputs = diff::load_inputs(&options).expect("inputs load");
-    let from = format!("{}/", dir.display());
-    diff::relabel(&mut report, &from, "");
-    inputs.relabel(&from, "");
-    (report, inputs)
-}
-
 /// What KubeVirt v1.9 does with the running VM of `base` when it becomes `head`.
 fn effect(base: &[&str], head: &[&str]) -> Effect {
     effect_at(base, head, 9)
-}
-
-/// What KubeVirt v1.`minor` does with the running VM of `base` when it becomes `head`.
-fn effect_at(base: &[&str], head: &[&str], minor: u32) -> Effect {
-    let dir = tempfile::tempdir().unwrap();
-    write_side(&dir.path().join("base"), base);
-    write_side(&dir.path().join("head"), head);
-    let (base_report, base_inputs) = side(&dir.path().join("base"), minor);
-    let (head_report, head_inputs) = side(&dir.path().join("head"), minor);
-    let diff = diff::diff_with(&base_report, &base_inputs, &head_report, &head_inputs);
-    assert_eq!(diff.vms.len(), 1, "{diff:?}");
-    diff.vms[0].effect.clone()
 }
 
 fn applied(effect: &Effect) -> Vec<&str> {

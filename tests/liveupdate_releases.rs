@@ -2,14 +2,10 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`) differs between releases, as `testdata/liveupdate`
 //! found them with the controller built at v1.6.0 and v1.7.0.
 
-use std::fs;
-use std::path::Path;
+mod liveupdate_support;
 
-use kvlint::check::{self, Options};
-use kvlint::cluster::profile::KubeVirtVersion;
-use kvlint::commands::diff::{self, Effect, EffectKind};
-use kvlint::config::ConfigChoice;
-use kvlint::source::Selection;
+use kvlint::commands::diff::EffectKind;
+use liveupdate_support::effect_at;
 
 /// A running VM in `apps` with one socket and 2Gi; `disks` and `volumes` are extra YAML lines
 /// under the disks and the volumes.
@@ -32,42 +28,6 @@ fn plain() -> String {
 
 fn with_hotplug(disk: &str) -> String {
     vm(&format!("          - name: data\n{disk}"), HOTPLUG_VOLUME)
-}
-
-/// What KubeVirt v1.`minor` does with the running VM of `base` when it becomes `head`.
-fn effect_at(base: &[&str], head: &[&str], minor: u32) -> Effect {
-    let dir = tempfile::tempdir().unwrap();
-    let mut sides = Vec::new();
-    for (name, files) in [("base", base), ("head", head)] {
-        let root = dir.path().join(name);
-        fs::create_dir_all(&root).unwrap();
-        for (i, text) in files.iter().enumerate() {
-            fs::write(root.join(format!("{i}.yaml")), text).unwrap();
-        }
-        sides.push(side(&root, minor));
-    }
-    let (base, head) = (&sides[0], &sides[1]);
-    let diff = diff::diff_with(&base.0, &base.1, &head.0, &head.1);
-    assert_eq!(diff.vms.len(), 1, "{diff:?}");
-    diff.vms[0].effect.clone()
-}
-
-fn side(dir: &Path, minor: u32) -> (check::Report, diff::Inputs) {
-    let options = Options {
-        selection: Selection {
-            paths: vec![dir.to_path_buf()],
-            ..Selection::default()
-        },
-        version: Some(KubeVirtVersion::new(1, minor)),
-        config: ConfigChoice::None,
-        ..Options::default()
-    };
-    let mut report = check::run(&options).expect("check runs");
-    let mut inputs = diff::load_inputs(&options).expect("inputs load");
-    let from = format!("{}/", dir.display());
-    diff::relabel(&mut report, &from, "");
-    inputs.relabel(&from, "");
-    (report, inputs)
 }
 
 /// KubeVirt v1.6.0 `handleVolumeUpdateRequest`: with the `Replacement` volume strategy a
