@@ -177,9 +177,7 @@ fn mutate_by_webhook(
             continue;
         };
         inferred = true;
-        // The policy came with v1.1: the v1.0 API server prunes it before the webhook reads it.
-        let ignore = profile.version.at_least(1, 1)
-            && matcher.infer_from_volume_failure_policy.as_deref() == Some("Ignore");
+        let ignore = matcher.infer_from_volume_failure_policy.as_deref() == Some("Ignore");
         let spec = out.field_mut("spec").and_then(Value::as_object_mut);
         match resolve::infer(repo, vm, vm_json, role, &matcher.infer_from_volume) {
             Ok(found) => {
