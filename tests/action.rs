@@ -6,7 +6,7 @@
 #![cfg(unix)]
 #![allow(clippy::print_stderr)] // a failing step's output helps to read a failure
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

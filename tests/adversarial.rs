@@ -6,7 +6,7 @@
 //! that the bounds hold on a loaded machine. A watchdog kills it after ten times the CPU bound
 //! of wall-clock time (a hang fails the test either way).
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

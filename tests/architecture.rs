@@ -829,3 +829,44 @@ mod checker {
         assert!(report.contains("c -> a: src/c.rs:4 (a)"), "{report}");
     }
 }
+
+/// The integration tests are one crate (Cargo.toml turns off the discovery of `tests/*.rs`): a
+/// test file without its `mod` line in tests/integration.rs would never be compiled or run.
+#[test]
+fn every_test_file_is_a_module_of_the_test_crate() {
+    let tests = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests"));
+    let root = std::fs::read_to_string(tests.join("integration.rs")).expect("tests/integration.rs");
+    let declared: BTreeSet<&str> = root
+        .lines()
+        .filter_map(|line| line.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut files = BTreeSet::new();
+    for entry in std::fs::read_dir(tests).expect("tests/") {
+        let path = entry.expect("an entry of tests/").path();
+        let is_module = if path.is_dir() {
+            path.join("mod.rs").is_file()
+        } else {
+            path.extension().is_some_and(|ext| ext == "rs")
+        };
+        let name = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or_default();
+        if is_module && name != "integration" {
+            files.insert(name.to_owned());
+        }
+    }
+    let missing: Vec<&String> = files
+        .iter()
+        .filter(|name| !declared.contains(name.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "tests/integration.rs has no `mod` line for {missing:?}"
+    );
+    assert!(
+        files.len() > 60,
+        "the walk of tests/ found {} files",
+        files.len()
+    );
+}

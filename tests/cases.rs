@@ -1,7 +1,7 @@
 //! Every folder under testdata/cases is a tiny repository; its snapshot holds the findings
 //! (concise and JSON) and the rendered VMs.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,8 +1,8 @@
 //! `render --index DIR PATH...` and `diff --base REF --index DIR PATH...`: the whole repository
 //! is read, and only what the given paths hold (or the units that read them) is shown.
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use std::path::Path;
 use std::process::{Command, Output};

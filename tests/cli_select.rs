@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 /// The demo repository, checked as written (no Kustomize build), in the project's directory.
 fn check(args: &[&str], env: &[(&str, &str)]) -> Output {

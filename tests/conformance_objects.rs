@@ -5,7 +5,7 @@
 //! admitted object carries no such error; each warning KubeVirt returns is a finding with its
 //! message.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! `kvlint diff base head`. The library is checked on the same pairs, and `--base`/`--head`
 //! (with [`kvlint::commands::diff::revision`]) in real git repositories.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! changes nothing, and every changed file holds the same objects apart from the fixed fields.
 
 #![allow(clippy::print_stderr)] // the corpus test prints how many fixes each rule made
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -4,7 +4,7 @@
 //! fixes pin; deprecation: `running` rewritten as the `runStrategy` it means), and the fields
 //! KubeVirt's webhook writes on create into a VM that a fix made admissible.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! `kvlint fix` on the demo: a safe fix that only reveals a warning of a kind the run already
 //! reports is applied, and the lines it prints are the lines `check` reports.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

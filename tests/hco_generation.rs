@@ -4,7 +4,7 @@
 //! branch per case) followed by KubeVirt's admission of the VM (`vmi-create-admitter.go`,
 //! `featuregate.IsEnabled`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`, `sync`) reaches them. Each case is one that
 //! `testdata/liveupdate` found kvlint getting wrong against the controller itself.
 
-mod liveupdate_support;
+use crate::liveupdate_support;
 
 use kvlint::commands::diff::{Effect, EffectKind};
 use liveupdate_support::effect_at;

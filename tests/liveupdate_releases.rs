@@ -2,7 +2,7 @@
 //! (`pkg/virt-controller/watch/vm/vm.go`) differs between releases, as `testdata/liveupdate`
 //! found them with the controller built at v1.6.0 and v1.7.0.
 
-mod liveupdate_support;
+use crate::liveupdate_support;
 
 use kvlint::commands::diff::EffectKind;
 use liveupdate_support::effect_at;

@@ -1,7 +1,7 @@
 //! The rule registry stays honest: docs/rules.md is generated from it, every explanation has
 //! the fixed headings, and every rule fires in at least one fixture.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,7 +14,7 @@ use kvlint::source::Selection;
 
 const DOCS: &str = "docs/rules.md";
 
-/// Regenerate with `KVLINT_UPDATE_DOCS=1 cargo test --test registry`.
+/// Regenerate with `KVLINT_UPDATE_DOCS=1 cargo test --test integration registry::`.
 #[test]
 fn docs_rules_md_is_current() {
     let generated = kvlint::rules::explain::rules_markdown();
@@ -24,7 +24,7 @@ fn docs_rules_md_is_current() {
     let committed = std::fs::read_to_string(DOCS).unwrap_or_default();
     assert!(
         committed == generated,
-        "{DOCS} is stale: run `KVLINT_UPDATE_DOCS=1 cargo test --test registry` and commit it"
+        "{DOCS} is stale: run `KVLINT_UPDATE_DOCS=1 cargo test --test integration registry::` and commit it"
     );
 }
 

@@ -4,7 +4,7 @@
 //! After changing the types, regenerate the files and review the diff:
 //!
 //! ```sh
-//! KVLINT_UPDATE_SCHEMAS=1 cargo test --test schemas
+//! KVLINT_UPDATE_SCHEMAS=1 cargo test --test integration schemas::
 //! git diff schemas/
 //! ```
 //!
@@ -63,7 +63,7 @@ fn committed_schemas_match_the_typed_model() {
     }
     assert!(
         problems.is_empty(),
-        "{}\nregenerate with: KVLINT_UPDATE_SCHEMAS=1 cargo test --test schemas",
+        "{}\nregenerate with: KVLINT_UPDATE_SCHEMAS=1 cargo test --test integration schemas::",
         problems.join("\n")
     );
 }

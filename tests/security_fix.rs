@@ -4,7 +4,7 @@
 //! lines (issue 20, items 12 and 14, and the patch of item 6). Every hostile input is generated
 //! here.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! memory, so no crafted tree makes kvlint write anywhere, and only the checked paths' blobs are
 //! read.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 //! of the YAML parser needs several seconds for (the release build well under 2 s), so those
 //! runs are bounded at 20 s of CPU and, above all, at 300 MB of peak memory.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! seconds of wall time.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::fs::symlink;

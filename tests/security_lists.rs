@@ -3,7 +3,7 @@
 //! the binary under a watchdog, with CPU time and peak memory measured by `/usr/bin/time` where
 //! it exists.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

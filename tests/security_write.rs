@@ -2,7 +2,7 @@
 //! point in one run and in time that grows with the input, and `fix` never replacing a file
 //! it must not (issue 20, items 1, 5 and 9). Every hostile input is generated here.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::fs;

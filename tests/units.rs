@@ -5,7 +5,7 @@
 //! Without kustomize or kubectl these tests say so and pass, unless
 //! `KVLINT_REQUIRE_KUSTOMIZE=1` (set by .ci/run) makes the tool's absence a failure.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

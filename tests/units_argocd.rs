@@ -7,7 +7,7 @@
 //! Without kustomize or kubectl these tests say so and pass, unless
 //! `KVLINT_REQUIRE_KUSTOMIZE=1` (set by .ci/run) makes the tool's absence a failure.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -2,9 +2,9 @@
 //! Application that a unit renders is applied as rendered, its options patched or substituted
 //! by its parent, and the units it names are built with those options, once.
 
-mod common;
+use crate::common;
 
-mod units_support;
+use crate::units_support;
 
 use common::kustomize_available;
 use units_support::entry_points::{

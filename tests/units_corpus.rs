@@ -8,7 +8,7 @@
 //! without it these tests say so and pass, unless `KVLINT_REQUIRE_SHARED=1`. They need
 //! kustomize or kubectl like the other unit tests (`KVLINT_REQUIRE_KUSTOMIZE=1`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 //! written to a private temporary directory; VMs are named by their rendered identities, so a
 //! change to a base shows on every overlay and a change to one overlay's patch on that overlay.
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use common::kustomize_available;
 use units_support::{Repo, memory_patch};

@@ -2,8 +2,8 @@
 //! an edit that cannot be right for every VM rendered from a shared file is refused and listed
 //! with its reason.
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use common::kustomize_available;
 use units_support::{BASE_VM, Repo, memory_patch};

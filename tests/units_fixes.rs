@@ -2,7 +2,7 @@
 //! patches write as a plain Kustomize root does, and a staged `substituteFrom` source re-checks
 //! the Flux unit that reads it.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

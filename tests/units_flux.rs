@@ -2,8 +2,8 @@
 //! Kustomization's options and its post-build variables, as the kustomize-controller does, and
 //! not a second time as a plain Kustomize root.
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use common::kustomize_available;
 use units_support::entry_points::check_json;

@@ -2,7 +2,7 @@
 //! source gives the `raw` chart in its values are checked in place, with positions in the
 //! release's file, identities in the release namespace, and a `helm` unit naming the release.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

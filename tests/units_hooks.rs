@@ -4,8 +4,8 @@
 //! taken from .pre-commit-hooks.yaml and action.yml, so that a change there is tested too.
 #![cfg(unix)]
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! `kvlint ignore-differences` with units: one entry per rendered object, named and placed as
 //! the overlay renders it, also for a finding on a base that several overlays share.
 
-mod common;
-mod units_support;
+use crate::common;
+use crate::units_support;
 
 use common::kustomize_available;
 use units_support::{BASE_VM, Repo};

@@ -2,9 +2,9 @@
 //! Argo CD Application or ApplicationSet, or the Flux Kustomization, with its file and line,
 //! and the unit that rendered it when the entry point is itself rendered (design §6).
 
-mod common;
+use crate::common;
 
-mod units_support;
+use crate::units_support;
 
 use std::path::Path;
 

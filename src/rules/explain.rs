@@ -104,7 +104,7 @@ pub fn explain_json(rule: &Rule) -> String {
 /// docs/rules.md, generated; `tests/docs.rs` fails when the committed file differs.
 pub fn rules_markdown() -> String {
     let mut out = String::from(
-        "# kvlint rules\n\n<!-- Generated from src/rules (the registry and src/rules/docs/*.md). Do not edit: run `KVLINT_UPDATE_DOCS=1 cargo test --test registry`. -->\n\n",
+        "# kvlint rules\n\n<!-- Generated from src/rules (the registry and src/rules/docs/*.md). Do not edit: run `KVLINT_UPDATE_DOCS=1 cargo test --test integration registry::`. -->\n\n",
     );
     out.push_str(
         "| code | name | category | severity | fix | summary |\n| --- | --- | --- | --- | --- | --- |\n",
