@@ -198,10 +198,10 @@ impl Analysis<'_, '_> {
                     self.view
                         .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message)
                 }
-                Rejection::Defaults(message) => self.view.finding(
+                Rejection::Defaults(error) => self.view.finding(
                     &rules::VM_SPEC_INVALID,
                     &FieldPath::parse("spec.template.spec"),
-                    message,
+                    error.to_string(),
                 ),
             };
             self.push(finding);
