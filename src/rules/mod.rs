@@ -201,6 +201,13 @@ impl Rule {
     pub fn is_webhook_default(&self) -> bool {
         self.drift.is_some_and(|drift| drift.gathered.is_some())
     }
+
+    /// Whether the rule's change makes the next sync fail whatever the GitOps engine is told to
+    /// ignore (an ignoreDifferences entry cannot prevent it).
+    pub fn refuses_sync_whatever_ignored(&self) -> bool {
+        self.drift
+            .is_some_and(|drift| drift.next_sync == drift::NextSync::RefusedWhateverIgnored)
+    }
 }
 
 /// How `kvlint fix` handles a rule's findings.
@@ -265,6 +272,20 @@ mod tests {
                 rule.code
             );
         }
+    }
+
+    #[test]
+    fn only_the_controller_s_expansion_refuses_the_sync_whatever_is_ignored() {
+        let refusing: Vec<&str> = ALL
+            .iter()
+            .filter(|rule| rule.refuses_sync_whatever_ignored())
+            .map(|rule| rule.code)
+            .collect();
+        assert_eq!(refusing, ["KV3009"]);
+        assert_eq!(
+            INFERENCE_REWRITTEN.drift.map(|drift| drift.next_sync),
+            Some(drift::NextSync::Refused)
+        );
     }
 
     #[test]
