@@ -53,9 +53,7 @@ fn joined(base: &FieldPath, path: &FieldPath) -> FieldPath {
 
 /// `path` (dotted) inside the VM at `base` of its object.
 fn within(base: &FieldPath, path: &str) -> FieldPath {
-    let mut full = base.clone();
-    full.0.extend(FieldPath::parse(path).0);
-    full
+    joined(base, &FieldPath::parse(path))
 }
 
 /// Findings about cluster-written data in any object: status and server-set metadata.
