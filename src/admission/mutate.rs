@@ -139,17 +139,19 @@ fn mutate_by_webhook(
     let (refused, pruned): (Vec<_>, Vec<_>) =
         crate::render::shape::newer_fields(vm_json, profile.version)
             .into_iter()
-            .map(|path| path.to_string())
-            .partition(|path| path.starts_with("spec.template.spec."));
+            .partition(|path| path.to_string().starts_with("spec.template.spec."));
     if !refused.is_empty() {
         return Mutation {
             vm: out,
-            refusal: Some(MutateRefusal::Schema(refused)),
+            refusal: Some(MutateRefusal::Schema(
+                refused.iter().map(ToString::to_string).collect(),
+            )),
             inferred: false,
         };
     }
     if !pruned.is_empty() {
-        crate::render::shape::prune_unknown(&mut out, profile.version);
+        // `out` is still `vm_json`: every newer field is one of `pruned`.
+        crate::render::shape::prune_unknown_and(&mut out, pruned);
     }
     if is_set_at(vm_json, &["metadata", "deletionTimestamp"]) {
         return Mutation {

@@ -91,12 +91,22 @@ pub(crate) fn check_object(object: &Object, version: KubeVirtVersion) -> Vec<Fin
     if is_instancetype(object) {
         match model::decode::<InstancetypeSpec>(&spec) {
             Ok(instancetype) => out.extend(check_instancetype(object, &instancetype, version)),
-            Err(error) => out.push(finding(object, &rules::INVALID_SPEC_OBJECT, "spec", error)),
+            Err(error) => out.push(finding(
+                object,
+                &rules::INVALID_SPEC_OBJECT,
+                "spec",
+                error.to_string(),
+            )),
         }
     } else {
         match model::decode::<PreferenceSpec>(&spec) {
             Ok(preference) => out.extend(check_preference(object, &preference, version)),
-            Err(error) => out.push(finding(object, &rules::INVALID_SPEC_OBJECT, "spec", error)),
+            Err(error) => out.push(finding(
+                object,
+                &rules::INVALID_SPEC_OBJECT,
+                "spec",
+                error.to_string(),
+            )),
         }
     }
     out

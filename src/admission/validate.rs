@@ -7,7 +7,7 @@ use super::Cause;
 use crate::cluster::backports;
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion};
 use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
-use crate::render::{self, Conflict, Specs, defaults, requirements, with_template};
+use crate::render::{self, Conflict, DefaultsError, Specs, defaults, requirements, with_template};
 
 /// What the validating webhook refuses, one entry per status cause.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub(crate) enum Rejection {
     /// KubeVirt's own code panics (no cause; the webhook call fails).
     Panic(String),
     /// Defaulting failed (an error without causes).
-    Defaults(String),
+    Defaults(DefaultsError),
 }
 
 /// Find errors as the webhook sees them (≤ v1.5 they refuse the VM).
@@ -101,8 +101,8 @@ pub(crate) fn validate(
         }
         defaulted
     });
-    if let Some(Err(message)) = defaulted {
-        return vec![Rejection::Defaults(message)];
+    if let Some(Err(error)) = defaulted {
+        return vec![Rejection::Defaults(error)];
     }
     if !requirements_first && let Some(rejection) = requirement_rejection(specs, &mut copy, version)
     {

@@ -546,7 +546,7 @@ impl Config {
                 severity.is_none()
                     && !self.severities[at + 1..]
                         .iter()
-                        .any(|(later, _)| later.code == rule.code)
+                        .any(|(later, _)| later == rule)
             });
         layer
             .ignore
@@ -569,7 +569,7 @@ pub fn apply_severities(
         let configured = severities
             .iter()
             .rev()
-            .find(|(rule, _)| rule.code == finding.rule.code);
+            .find(|(rule, _)| *rule == finding.rule);
         if let Some((_, Some(severity))) = configured {
             finding.severity = *severity;
         }

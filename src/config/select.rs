@@ -68,7 +68,7 @@ impl Selector {
             Target::All => true,
             Target::Category(category) => rule.category == category,
             Target::Prefix(prefix) => rule.code.starts_with(prefix),
-            Target::Rule(selected) => selected.code == rule.code,
+            Target::Rule(selected) => selected == rule,
         }
     }
 

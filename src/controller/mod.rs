@@ -21,6 +21,7 @@ use crate::model::value::Fields;
 use crate::model::{Matcher, MatcherRole};
 use crate::render::{self, Specs};
 use crate::rules;
+use crate::rules::runtime::revision_name_written;
 use crate::yaml::FieldPath;
 use drift::Drift;
 
@@ -135,23 +136,25 @@ fn revision_name_written(
         .unwrap_or("<vm>");
     let pattern = revision_name_pattern(vm_name, &matcher.name, version);
     let field = role.field();
-    let path = FieldPath::parse(&format!("spec.{field}.revisionName"));
+    let path = FieldPath::parse("spec")
+        .key(field)
+        .key(revision_name_written::KEY);
+    let explained = revision_name_written::explain(&revision_name_written::Written {
+        version: &version,
+        matcher: field,
+        noun: role.noun(),
+        name: &matcher.name,
+        pattern: &pattern,
+    });
     Drift {
-        rule: &rules::REVISION_NAME_WRITTEN,
+        rule: &revision_name_written::REVISION_NAME_WRITTEN,
         kind: drift::DriftKind::ClusterDefault,
         leaves: vec![path.clone()],
         path,
-        stored: Some(Value::String(pattern.clone())),
+        stored: Some(Value::String(pattern)),
         written: None,
-        message: format!(
-            "KubeVirt {version}'s VM controller writes `spec.{field}.revisionName: {pattern}` after create (`<uid>` and `<generation>` are those of the {} {} in the cluster); a later change of spec.{field}.name alone is then refused: `the Matcher Name has been updated without updating the RevisionName`",
-            role.noun(),
-            matcher.name
-        ),
-        help: format!(
-            "the value cannot be written in Git beforehand: leave it out and ignore `/spec/{field}/revisionName` in the GitOps tool (Argo CD: ignoreDifferences with RespectIgnoreDifferences=true); to switch {}s, clear revisionName in the same update as the name (KubeVirt v1.5+ no longer writes it)",
-            role.noun()
-        ),
+        message: explained.message,
+        help: explained.help,
     }
 }
 

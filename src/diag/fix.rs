@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::rules::RuntimeFix;
 use crate::yaml::FieldPath;
 use crate::yaml::edit::Action;
 
@@ -44,6 +45,17 @@ pub fn remove_revision_name(path: &FieldPath) -> Fix {
     Fix {
         since_minor: 5,
         ..remove(path)
+    }
+}
+
+/// The fix a runtime rule declares, for its finding at `path` (the field, or the matcher for
+/// [`RuntimeFix::DropInference`]).
+pub fn runtime(fix: RuntimeFix, path: &FieldPath) -> Option<Fix> {
+    match fix {
+        RuntimeFix::None => None,
+        RuntimeFix::Remove => Some(remove(path)),
+        RuntimeFix::RemoveRevisionName => Some(remove_revision_name(path)),
+        RuntimeFix::DropInference => Some(drop_inference(path)),
     }
 }
 
@@ -99,5 +111,28 @@ mod tests {
                 value: Value::String("Halted".into())
             }]
         );
+    }
+
+    #[test]
+    fn a_runtime_rule_s_fix_is_made_as_it_declares() {
+        let revision = FieldPath::parse("spec.instancetype.revisionName");
+        let removed = runtime(RuntimeFix::RemoveRevisionName, &revision).unwrap();
+        assert_eq!(removed.actions, [Action::Remove(revision.clone())]);
+        assert_eq!(removed.since_minor, 5);
+        assert_eq!(
+            runtime(RuntimeFix::Remove, &revision).unwrap().since_minor,
+            0
+        );
+        let matcher = FieldPath::parse("spec.preference");
+        assert_eq!(
+            runtime(RuntimeFix::DropInference, &matcher)
+                .unwrap()
+                .actions,
+            [
+                Action::Remove(matcher.key("inferFromVolume")),
+                Action::Remove(matcher.key("inferFromVolumeFailurePolicy"))
+            ]
+        );
+        assert_eq!(runtime(RuntimeFix::None, &matcher), None);
     }
 }

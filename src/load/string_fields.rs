@@ -69,8 +69,7 @@ pub(crate) fn finding(file: &Arc<str>, object: Option<&ObjectRef>, field: &NonSt
 /// Whether a finding is one of this module's refusals.
 pub(crate) fn is_refusal(finding: &Finding) -> bool {
     finding.path.is_some()
-        && (finding.rule.code == rules::SCHEMA_VIOLATION.code
-            || finding.rule.code == rules::INVALID_OBJECT.code)
+        && [&rules::SCHEMA_VIOLATION, &rules::INVALID_OBJECT].contains(&finding.rule)
 }
 
 /// What a scalar is, when it is not a string (nulls are left alone: Kubernetes reads them as

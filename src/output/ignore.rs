@@ -23,7 +23,6 @@ use serde_json::{Value, json};
 use crate::check::Report;
 use crate::controller::drift::{DriftKind, GitOps};
 use crate::diag::{Finding, ObjectRef, UnitRef};
-use crate::rules;
 use crate::yaml::{FieldPath, json_pointer};
 
 /// The namespace kvlint gives an object whose manifest (and Kustomize) sets none.
@@ -48,9 +47,7 @@ fn effect(finding: &Finding, gitops: GitOps) -> Effect {
     };
     match (kind, gitops) {
         // The controller removed the matchers: ignoring them cannot bring them back.
-        (DriftKind::SyncBreaking, _)
-            if finding.rule.code == rules::REFERENCE_POLICY_EXPAND.code =>
-        {
+        (DriftKind::SyncBreaking, _) if finding.rule.refuses_sync_whatever_ignored() => {
             Effect::CannotPrevent
         }
         (DriftKind::SyncBreaking, GitOps::ArgoCd | GitOps::ArgoCdServerSideApply) => {
@@ -426,6 +423,7 @@ mod tests {
 
     use super::*;
     use crate::diag::Location;
+    use crate::rules;
 
     fn finding(rule: &'static rules::Rule, kind: DriftKind, path: &str) -> Finding {
         let mut finding = Finding::new(

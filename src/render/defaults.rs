@@ -50,8 +50,21 @@ pub(crate) fn default_volume_disks(spec: &mut Obj) {
     }
 }
 
+/// Why KubeVirt's defaulting refuses a VM: the cluster's default binding for the pod network
+/// cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DefaultsError {
+    #[error("bridge interface is not enabled in kubevirt-config")]
+    BridgeNotPermitted,
+    #[error("slirp interface is deprecated as of v1.3")]
+    SlirpDiscontinued,
+}
+
 /// Adds the default pod network and its interface when the VM has neither.
-pub(crate) fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> Result<(), String> {
+pub(crate) fn default_pod_network(
+    spec: &mut Obj,
+    profile: &ClusterProfile,
+) -> Result<(), DefaultsError> {
     let devices = get_obj(spec, "domain").and_then(|d| get_obj(d, "devices"));
     if devices
         .and_then(|d| d.field("autoattachPodInterface"))
@@ -67,12 +80,12 @@ pub(crate) fn default_pod_network(spec: &mut Obj, profile: &ClusterProfile) -> R
     let binding = match profile.pod_binding {
         PodBinding::Bridge => {
             if !profile.permit_bridge_on_pod_network {
-                return Err("bridge interface is not enabled in kubevirt-config".to_owned());
+                return Err(DefaultsError::BridgeNotPermitted);
             }
             "bridge"
         }
         PodBinding::Masquerade => "masquerade",
-        PodBinding::Slirp => return Err("slirp interface is deprecated as of v1.3".to_owned()),
+        PodBinding::Slirp => return Err(DefaultsError::SlirpDiscontinued),
     };
     let mut interface = Map::new();
     interface.insert("name".to_owned(), "default".into());
@@ -96,7 +109,7 @@ fn is_zero_quantity(value: Option<&Value>) -> bool {
 pub(crate) fn set_vmi_spec_defaults(
     spec: &mut Obj,
     profile: &ClusterProfile,
-) -> Result<(), String> {
+) -> Result<(), DefaultsError> {
     let version = profile.version;
     if str_of(spec, "architecture").is_empty() {
         spec.insert(

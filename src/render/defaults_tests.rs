@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::{
-    default_pod_network, default_volume_disks, set_cpu_topology, set_guest_memory,
+    DefaultsError, default_pod_network, default_volume_disks, set_cpu_topology, set_guest_memory,
     set_memory_request, set_pull_policies, set_resource_requests, set_vmi_spec_defaults,
 };
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion, PodBinding};
@@ -79,12 +79,12 @@ fn the_pod_network_default_is_refused_for_a_binding_the_cluster_does_not_allow()
     profile.permit_bridge_on_pod_network = false;
     assert_eq!(
         default_pod_network(&mut Obj::new(), &profile),
-        Err("bridge interface is not enabled in kubevirt-config".to_owned())
+        Err(DefaultsError::BridgeNotPermitted)
     );
     profile.pod_binding = PodBinding::Slirp;
     assert_eq!(
         default_pod_network(&mut Obj::new(), &profile),
-        Err("slirp interface is deprecated as of v1.3".to_owned())
+        Err(DefaultsError::SlirpDiscontinued)
     );
     // The VMI defaults fail with it.
     assert!(set_vmi_spec_defaults(&mut Obj::new(), &profile).is_err());

@@ -12,6 +12,7 @@ pub(crate) mod shape;
 use serde_json::Value;
 
 pub use conflict::{Conflict, conflicts_message};
+pub use defaults::DefaultsError;
 pub(crate) use instancetype::apply as apply_instancetype;
 pub(crate) use preference::ApplyPanic;
 
@@ -33,7 +34,7 @@ pub struct Specs<'s> {
 pub enum ExpandError {
     Conflicts(Vec<Conflict>),
     /// A cluster-configuration error while defaulting (e.g. slirp as default binding).
-    Defaults(String),
+    Defaults(DefaultsError),
     /// KubeVirt's code panics.
     Panic(String),
     /// The instance type or preference of the VM as sent cannot be looked up.
@@ -48,9 +49,8 @@ impl ExpandError {
     pub(crate) fn message(&self) -> String {
         match self {
             Self::Conflicts(conflicts) => conflicts_message(conflicts),
-            Self::Defaults(message) | Self::Panic(message) | Self::Find { message, .. } => {
-                message.clone()
-            }
+            Self::Defaults(error) => error.to_string(),
+            Self::Panic(message) | Self::Find { message, .. } => message.clone(),
         }
     }
 }

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::cluster::backports;
 use crate::cluster::profile::KubeVirtVersion;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
-use crate::model::{Matcher, MatcherKind, MatcherRole};
+use crate::model::{DecodeError, Matcher, MatcherKind, MatcherRole};
 use crate::resolve::catalog_source::Catalog;
 
 /// Whether a VM may reference objects of this kind: only these are kept for [`Repo::find`] once
@@ -68,7 +68,7 @@ impl SpecCache {
     }
 
     /// `found`'s spec decoded as `T`, or the decoder's error.
-    pub fn decode<T>(&self, found: &Found<'_>) -> Arc<Result<T, String>>
+    pub fn decode<T>(&self, found: &Found<'_>) -> Arc<Result<T, DecodeError>>
     where
         T: serde::de::DeserializeOwned + Send + Sync + 'static,
     {
@@ -82,7 +82,8 @@ impl SpecCache {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
             .cloned();
-        if let Some(decoded) = cached.and_then(|any| any.downcast::<Result<T, String>>().ok()) {
+        if let Some(decoded) = cached.and_then(|any| any.downcast::<Result<T, DecodeError>>().ok())
+        {
             return decoded;
         }
         // Decoded outside the lock: two threads may both decode the same spec, with the same result.

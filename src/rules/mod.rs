@@ -5,11 +5,13 @@ mod class;
 pub mod drift;
 mod drift_kind;
 pub mod explain;
+pub mod runtime;
 pub mod verdict;
 
 pub use class::{Category, Severity};
 pub use drift::DriftRule;
 pub use drift_kind::DriftKind;
+pub use runtime::RuntimeFix;
 
 /// A rule's metadata. Codes are stable forever and never reused.
 #[derive(Debug)]
@@ -163,18 +165,12 @@ rules! {
     use drift::normalized_by_kubevirt::NORMALIZED_BY_KUBEVIRT;
     use drift::reference_policy_expand::REFERENCE_POLICY_EXPAND;
     use drift::eviction_strategy_defaulted::EVICTION_STRATEGY_DEFAULTED;
-    REVISION_NAME_IN_SPEC = "KV4001", "revision-name-in-spec", Runtime, Warning,
-        "spec.instancetype.revisionName / spec.preference.revisionName is runtime-derived data committed to Git.", Safe;
-    STATUS_COMMITTED = "KV4002", "status-committed", Runtime, Warning,
-        "A status written by the cluster is committed to Git.", Safe;
-    SERVER_METADATA_COMMITTED = "KV4003", "server-metadata-committed", Runtime, Warning,
-        "Metadata the API server sets (uid, resourceVersion, managedFields, ...) is committed: a manifest exported from a cluster.", Safe;
-    RESTORE_ANNOTATION_COMMITTED = "KV4004", "restore-annotation-committed", Runtime, Warning,
-        "Annotations written by a VirtualMachineRestore are committed to Git.", Safe;
-    INFERRED_MATCHER_COMMITTED = "KV4005", "inferred-matcher-committed", Runtime, Warning,
-        "inferFromVolume is committed together with the name (and kind) the cluster inferred from it.", Safe;
-    REVISION_NAME_WRITTEN = "KV4006", "revision-name-written", Runtime, Warning,
-        "KubeVirt up to v1.4 writes spec.instancetype.revisionName / spec.preference.revisionName into the VM after create.";
+    use runtime::revision_name_in_spec::REVISION_NAME_IN_SPEC;
+    use runtime::status_committed::STATUS_COMMITTED;
+    use runtime::server_metadata_committed::SERVER_METADATA_COMMITTED;
+    use runtime::restore_annotation_committed::RESTORE_ANNOTATION_COMMITTED;
+    use runtime::inferred_matcher_committed::INFERRED_MATCHER_COMMITTED;
+    use runtime::revision_name_written::REVISION_NAME_WRITTEN;
 }
 
 /// Whether `kvlint fix` can fix a rule's findings, and how.
@@ -204,6 +200,13 @@ impl Rule {
     /// which the human, GitHub and Markdown reports gather into one item per VM.
     pub fn is_webhook_default(&self) -> bool {
         self.drift.is_some_and(|drift| drift.gathered.is_some())
+    }
+
+    /// Whether the rule's change makes the next sync fail whatever the GitOps engine is told to
+    /// ignore (an ignoreDifferences entry cannot prevent it).
+    pub fn refuses_sync_whatever_ignored(&self) -> bool {
+        self.drift
+            .is_some_and(|drift| drift.next_sync == drift::NextSync::RefusedWhateverIgnored)
     }
 }
 
@@ -255,6 +258,8 @@ mod tests {
         assert_eq!(fix_kind(&DEPRECATED_RUNNING), FixKind::Safe);
         assert_eq!(fix_kind(&FIRMWARE_IDENTITY_GENERATED), FixKind::Unsafe);
         assert_eq!(fix_kind(&REFERENCE_POLICY_EXPAND), FixKind::None);
+        assert_eq!(fix_kind(&REVISION_NAME_IN_SPEC), FixKind::Safe);
+        assert_eq!(fix_kind(&REVISION_NAME_WRITTEN), FixKind::None);
     }
 
     #[test]
@@ -267,6 +272,20 @@ mod tests {
                 rule.code
             );
         }
+    }
+
+    #[test]
+    fn only_the_controller_s_expansion_refuses_the_sync_whatever_is_ignored() {
+        let refusing: Vec<&str> = ALL
+            .iter()
+            .filter(|rule| rule.refuses_sync_whatever_ignored())
+            .map(|rule| rule.code)
+            .collect();
+        assert_eq!(refusing, ["KV3009"]);
+        assert_eq!(
+            INFERENCE_REWRITTEN.drift.map(|drift| drift.next_sync),
+            Some(drift::NextSync::Refused)
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use super::{Compiled, findings, has_builtin_schema};
 use crate::diag::Finding;
+use crate::error::Error;
 use crate::k8s::Object;
 
 /// The placeholders of a kubeconform schema-location template.
@@ -134,8 +135,29 @@ impl Location {
     }
 }
 
+/// Why a `--schema-location` value cannot be used; the message names the value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LocationError {
+    #[error("schema location {0}: `{{{{` without `}}}}`")]
+    Unclosed(String),
+    #[error(
+        "schema location {location}: unknown placeholder `{{{{ {placeholder} }}}}` (known: .ResourceKind, .ResourceAPIVersion, .Group, .KindSuffix, .NormalizedKubernetesVersion, .StrictSuffix)"
+    )]
+    UnknownPlaceholder {
+        location: String,
+        placeholder: String,
+    },
+    /// A URL (or kubeconform's `default`, which is one): only local files are read.
+    #[error("schema location {0}: only local files and directories are supported, not URLs")]
+    Remote(String),
+    #[error("schema location: empty")]
+    Empty,
+    #[error("schema location {0}: not a directory, nor a template of a .json file path")]
+    NotADirectory(String),
+}
+
 /// Parses `a/{{ .ResourceKind }}.json` into text and placeholders.
-fn parse_template(text: &str) -> Result<Vec<Part>, String> {
+fn parse_template(text: &str) -> Result<Vec<Part>, LocationError> {
     let mut parts = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
@@ -145,15 +167,14 @@ fn parse_template(text: &str) -> Result<Vec<Part>, String> {
         let after = &rest[start + 2..];
         let end = after
             .find("}}")
-            .ok_or_else(|| format!("schema location {text}: `{{{{` without `}}}}`"))?;
+            .ok_or_else(|| LocationError::Unclosed(text.to_owned()))?;
         let inner = after[..end].trim();
         let placeholder = inner
             .strip_prefix('.')
             .and_then(Placeholder::parse)
-            .ok_or_else(|| {
-                format!(
-                    "schema location {text}: unknown placeholder `{{{{ {inner} }}}}` (known: .ResourceKind, .ResourceAPIVersion, .Group, .KindSuffix, .NormalizedKubernetesVersion, .StrictSuffix)"
-                )
+            .ok_or_else(|| LocationError::UnknownPlaceholder {
+                location: text.to_owned(),
+                placeholder: inner.to_owned(),
             })?;
         parts.push(Part::Value(placeholder));
         rest = &after[end + 2..];
@@ -164,16 +185,14 @@ fn parse_template(text: &str) -> Result<Vec<Part>, String> {
     Ok(parts)
 }
 
-fn parse_location(text: &str) -> Result<Location, String> {
+fn parse_location(text: &str) -> Result<Location, LocationError> {
     let lower = text.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") || text == "default" {
-        return Err(format!(
-            "schema location {text}: only local files and directories are supported, not URLs"
-        ));
+        return Err(LocationError::Remote(text.to_owned()));
     }
     let local = text.strip_prefix("file://").unwrap_or(text);
     if local.is_empty() {
-        return Err("schema location: empty".to_owned());
+        return Err(LocationError::Empty);
     }
     let json_file = Path::new(local)
         .extension()
@@ -185,16 +204,14 @@ fn parse_location(text: &str) -> Result<Location, String> {
     if dir.is_dir() {
         Ok(Location::Directory(dir))
     } else {
-        Err(format!(
-            "schema location {text}: not a directory, nor a template of a .json file path"
-        ))
+        Err(LocationError::NotADirectory(text.to_owned()))
     }
 }
 
 /// Schema locations for kinds without a built-in schema, with the schemas read so far.
 pub struct SchemaLocations {
     locations: Vec<Location>,
-    loaded: Mutex<HashMap<PathBuf, Result<Arc<Compiled>, String>>>,
+    loaded: Mutex<HashMap<PathBuf, Result<Arc<Compiled>, Unusable>>>,
     /// Schema files (or files they refer to) that could not be read at all.
     unreadable: Mutex<Vec<String>>,
 }
@@ -219,7 +236,7 @@ impl SchemaLocations {
         let loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
         let mut problems: Vec<String> = loaded
             .values()
-            .filter_map(|result| result.as_ref().err().cloned())
+            .filter_map(|result| result.as_ref().err().map(ToString::to_string))
             .collect();
         problems.sort();
         problems
@@ -247,15 +264,13 @@ impl SchemaLocations {
                 }
                 let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
                 let result = loaded.entry(path.clone()).or_insert_with(|| {
-                    compile(&path).map_err(|problem| match problem {
-                        Unusable::Unreadable(message) => {
+                    compile(&path).inspect_err(|problem| {
+                        if let Unusable::Unreadable(message) = problem {
                             self.unreadable
                                 .lock()
                                 .unwrap_or_else(PoisonError::into_inner)
                                 .push(message.clone());
-                            message
                         }
-                        Unusable::Invalid(message) => message,
                     })
                 });
                 if let Ok(compiled) = result {
@@ -267,8 +282,20 @@ impl SchemaLocations {
     }
 }
 
-/// Parses `--schema-location` values (in order of precedence).
+/// [`parse_locations`] with the error as text, for the check pipeline's caller, which wraps it
+/// as a usage error (`Error::from` a [`LocationError`] makes the same error).
 pub fn load_locations(locations: &[String]) -> Result<SchemaLocations, String> {
+    parse_locations(locations).map_err(|error| error.to_string())
+}
+
+impl From<LocationError> for Error {
+    fn from(error: LocationError) -> Self {
+        Self::Usage(error.to_string())
+    }
+}
+
+/// Parses `--schema-location` values (in order of precedence).
+pub fn parse_locations(locations: &[String]) -> Result<SchemaLocations, LocationError> {
     Ok(SchemaLocations {
         locations: locations
             .iter()
@@ -313,11 +340,14 @@ fn names_known_draft(schema: &Value) -> bool {
         })
 }
 
-/// Why a schema file is not used.
+/// Why a schema file is not used; the message names the file.
+#[derive(Debug, thiserror::Error)]
 enum Unusable {
     /// It, or a file it refers to, cannot be read.
+    #[error("{0}")]
     Unreadable(String),
     /// It is not JSON or not a JSON Schema (skipped, as kubeconform skips it).
+    #[error("{0}")]
     Invalid(String),
 }
 

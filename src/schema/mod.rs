@@ -44,7 +44,9 @@ use crate::yaml::FieldPath;
 pub use generate::{
     KINDS, MATCHERS_FILE, SERVED_VERSIONS, SchemaFile, kind_schema, matchers_schema, schema_files,
 };
-pub use locations::{SchemaLocations, check_with_locations, load_locations};
+pub use locations::{
+    LocationError, SchemaLocations, check_with_locations, load_locations, parse_locations,
+};
 pub(crate) use vm_releases::{
     forbidden_property_message, newer_vm_fields, print_empty_fields_of_release,
 };

@@ -20,21 +20,21 @@ const NAME_MAX: usize = 255;
 pub struct FileName(String);
 
 impl FileName {
-    pub fn new(name: &str) -> Result<Self, String> {
+    pub fn new(name: &str) -> Result<Self, NameRefused> {
         if name.is_empty() || name == "." || name == ".." {
-            return Err(format!("{name:?} is not a file name"));
+            return Err(NameRefused::NotAName(name.to_owned()));
         }
         if name.len() > NAME_MAX {
-            return Err(format!(
-                "a file name of {} bytes is longer than {NAME_MAX}",
-                name.len()
-            ));
+            return Err(NameRefused::TooLong(name.len()));
         }
         if let Some(c) = name
             .chars()
             .find(|c| matches!(c, '/' | '\\') || c.is_control())
         {
-            return Err(format!("the file name {name:?} contains {c:?}"));
+            return Err(NameRefused::Contains {
+                name: name.to_owned(),
+                character: c,
+            });
         }
         Ok(Self(name.to_owned()))
     }
@@ -44,13 +44,32 @@ impl FileName {
     }
 }
 
+/// Why a name cannot be the name of a file kvlint writes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameRefused {
+    #[error("{0:?} is not a file name")]
+    NotAName(String),
+    /// Its length in bytes is over [`NAME_MAX`].
+    #[error("a file name of {0} bytes is longer than {NAME_MAX}")]
+    TooLong(usize),
+    /// It holds a separator or a control character.
+    #[error("the file name {name:?} contains {character:?}")]
+    Contains { name: String, character: char },
+    /// A VM's namespace is not an RFC 1123 label.
+    #[error("namespace {0:?} is not {rule}", rule = NAMESPACE_RULE)]
+    Namespace(String),
+    /// A VM's name is not valid for its kind.
+    #[error("name {name:?} is not {rule}")]
+    Name { name: String, rule: NameRule },
+}
+
 /// The file `render --out-dir` writes a VM to: `NAMESPACE_NAME.EXTENSION`. The namespace must
 /// be an RFC 1123 label and the name an RFC 1123 subdomain (or a valid `generateName` prefix
 /// followed by `*`), so neither holds `_`, `/` or `..`, and two VMs share a file name only
 /// when they share namespace and name.
-pub fn vm_file_name(namespace: &str, name: &str, extension: &str) -> Result<FileName, String> {
+pub fn vm_file_name(namespace: &str, name: &str, extension: &str) -> Result<FileName, NameRefused> {
     if !names::follows(NAMESPACE_RULE, namespace) {
-        return Err(format!("namespace {namespace:?} is not {NAMESPACE_RULE}"));
+        return Err(NameRefused::Namespace(namespace.to_owned()));
     }
     let rule = NameRule::Dns1123Subdomain;
     let valid = match name.strip_suffix('*') {
@@ -58,7 +77,10 @@ pub fn vm_file_name(namespace: &str, name: &str, extension: &str) -> Result<File
         None => names::follows(rule, name),
     };
     if !valid {
-        return Err(format!("name {name:?} is not {rule}"));
+        return Err(NameRefused::Name {
+            name: name.to_owned(),
+            rule,
+        });
     }
     FileName::new(&format!("{namespace}_{name}.{extension}"))
 }
@@ -88,7 +110,7 @@ impl OutputPath {
         let name = last
             .to_str()
             .ok_or_else(|| refuse("the file name is not UTF-8"))
-            .and_then(|n| FileName::new(n).map_err(|why| refuse(&why)))?;
+            .and_then(|n| FileName::new(n).map_err(|why| refuse(&why.to_string())))?;
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -216,6 +238,35 @@ mod tests {
         }
         assert!(FileName::new(&"a".repeat(256)).is_err());
         assert!(FileName::new("default_web.yaml").is_ok());
+    }
+
+    #[test]
+    fn a_refused_name_says_why_as_before() {
+        let why = |result: Result<FileName, NameRefused>| result.unwrap_err().to_string();
+        assert_eq!(why(FileName::new("..")), "\"..\" is not a file name");
+        assert_eq!(
+            why(FileName::new(&"a".repeat(256))),
+            "a file name of 256 bytes is longer than 255"
+        );
+        assert_eq!(
+            FileName::new("a/b"),
+            Err(NameRefused::Contains {
+                name: "a/b".to_owned(),
+                character: '/'
+            })
+        );
+        assert_eq!(
+            why(FileName::new("a\nb")),
+            "the file name \"a\\nb\" contains '\\n'"
+        );
+        assert!(
+            why(vm_file_name("Bad", "vm", "yaml"))
+                .starts_with("namespace \"Bad\" is not an RFC 1123 label (")
+        );
+        assert!(
+            why(vm_file_name("default", "a/b", "yaml"))
+                .starts_with("name \"a/b\" is not an RFC 1123 subdomain (")
+        );
     }
 
     #[test]

@@ -108,7 +108,7 @@ fn selector_refusal(spec: &Value) -> Option<Refusal> {
     let built = selector::build(present(spec, "selector")).ok()?;
     let selector = match built {
         Ok(selector) => selector,
-        Err(message) => return Some(Refusal::webhook("spec.selector", message)),
+        Err(error) => return Some(Refusal::webhook("spec.selector", error.to_string())),
     };
     let empty = serde_json::Map::new();
     let labels = spec

@@ -49,12 +49,41 @@ impl Selector<'_> {
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct NotASelector;
 
+/// Why `LabelSelectorAsSelector` cannot build a selector; displayed as apimachinery's error.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum SelectorError {
+    /// An operator other than In, NotIn, Exists and DoesNotExist.
+    UnknownOperator(String),
+    /// `labels.NewRequirement`'s field errors, each once, in order (at least one).
+    InvalidRequirement(Vec<String>),
+}
+
+impl std::fmt::Display for SelectorError {
+    /// `utilerrors.NewAggregate(...).Error()` for a requirement: one message as is, several in
+    /// brackets.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownOperator(operator) => write!(
+                f,
+                "{} is not a valid label selector operator",
+                go_quote(operator)
+            ),
+            Self::InvalidRequirement(errors) => match errors.as_slice() {
+                [one] => f.write_str(one),
+                several => write!(f, "[{}]", several.join(", ")),
+            },
+        }
+    }
+}
+
+impl std::error::Error for SelectorError {}
+
 /// The selector `selector` (the JSON of a `metav1.LabelSelector`, or `None`) builds, or the
-/// error text `LabelSelectorAsSelector` returns. `matchLabels` are read in key order (Go reads
+/// error `LabelSelectorAsSelector` returns. `matchLabels` are read in key order (Go reads
 /// its map in random order, so with several bad labels KubeVirt names any one of them).
 pub(super) fn build(
     selector: Option<&Value>,
-) -> Result<Result<Selector<'_>, String>, NotASelector> {
+) -> Result<Result<Selector<'_>, SelectorError>, NotASelector> {
     let Some(selector) = selector.filter(|s| !s.is_null()) else {
         return Ok(Ok(Selector(None)));
     };
@@ -105,12 +134,7 @@ pub(super) fn build(
             "NotIn" => Operator::NotIn,
             "Exists" => Operator::Exists,
             "DoesNotExist" => Operator::DoesNotExist,
-            other => {
-                return Ok(Err(format!(
-                    "{} is not a valid label selector operator",
-                    go_quote(other)
-                )));
-            }
+            other => return Ok(Err(SelectorError::UnknownOperator(other.to_owned()))),
         };
         match requirement(key, operator, values) {
             Ok(r) => requirements.push(r),
@@ -120,12 +144,12 @@ pub(super) fn build(
     Ok(Ok(Selector(Some(requirements))))
 }
 
-/// `labels.NewRequirement`: the requirement, or its errors as one aggregate message.
+/// `labels.NewRequirement`: the requirement, or its errors.
 fn requirement<'a>(
     key: &'a str,
     operator: Operator,
     values: Vec<&'a str>,
-) -> Result<Requirement<'a>, String> {
+) -> Result<Requirement<'a>, SelectorError> {
     let mut errors = Vec::new();
     let key_errors = qualified_name_errors(key);
     if !key_errors.is_empty() {
@@ -163,25 +187,17 @@ fn requirement<'a>(
             ));
         }
     }
-    match aggregate(errors) {
-        None => Ok(Requirement {
+    if errors.is_empty() {
+        return Ok(Requirement {
             key,
             operator,
             values,
-        }),
-        Some(message) => Err(message),
+        });
     }
-}
-
-/// `utilerrors.NewAggregate(...).Error()`: one message as is, several (once each) in brackets.
-fn aggregate(mut errors: Vec<String>) -> Option<String> {
+    // An aggregate names each error once.
     let mut seen = std::collections::HashSet::new();
     errors.retain(|e| seen.insert(e.clone()));
-    match errors.len() {
-        0 => None,
-        1 => errors.pop(),
-        _ => Some(format!("[{}]", errors.join(", "))),
-    }
+    Err(SelectorError::InvalidRequirement(errors))
 }
 
 /// The Go JSON of a `[]string` that may be nil: `null` when empty (apimachinery copies the
@@ -343,8 +359,24 @@ mod tests {
     }
 
     #[test]
+    fn errors_keep_what_is_wrong() {
+        let build_error = |selector: Value| build(Some(&selector)).unwrap().unwrap_err();
+        assert_eq!(
+            build_error(json!({"matchExpressions": [{"key": "a", "operator": "Gt"}]})),
+            SelectorError::UnknownOperator("Gt".to_owned())
+        );
+        // Each of a requirement's errors is kept.
+        let SelectorError::InvalidRequirement(errors) = build_error(
+            json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["-x"]}]}),
+        ) else {
+            panic!("not a requirement's errors");
+        };
+        assert_eq!(errors.len(), 2, "{errors:?}");
+    }
+
+    #[test]
     fn errors_carry_apimachinery_messages() {
-        let error = |selector: Value| build(Some(&selector)).unwrap().unwrap_err();
+        let error = |selector: Value| build(Some(&selector)).unwrap().unwrap_err().to_string();
         assert_eq!(
             error(json!({"matchExpressions": [{"key": "a", "operator": "Gt"}]})),
             "\"Gt\" is not a valid label selector operator"

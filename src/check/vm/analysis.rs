@@ -13,7 +13,7 @@ use crate::model::value::Fields;
 use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
 use crate::render::Conflict;
 use crate::resolve::{self, Found, Repo};
-use crate::rules;
+use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
 pub(super) struct Analysis<'r, 'a> {
@@ -198,10 +198,10 @@ impl Analysis<'_, '_> {
                     self.view
                         .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message)
                 }
-                Rejection::Defaults(message) => self.view.finding(
+                Rejection::Defaults(error) => self.view.finding(
                     &rules::VM_SPEC_INVALID,
                     &FieldPath::parse("spec.template.spec"),
-                    message,
+                    error.to_string(),
                 ),
             };
             self.push(finding);
@@ -213,10 +213,7 @@ impl Analysis<'_, '_> {
         role: MatcherRole,
         resolution: &Resolution<'_, T>,
     ) {
-        let unresolved_rule = match role {
-            MatcherRole::Instancetype => &rules::UNRESOLVED_INSTANCETYPE,
-            MatcherRole::Preference => &rules::UNRESOLVED_PREFERENCE,
-        };
+        let unresolved_rule = unresolved_rule(role);
         let mut path = FieldPath::parse(&format!("spec.{}", role.field()));
         match resolution {
             Resolution::Failed(err) => {
@@ -358,11 +355,10 @@ pub(super) fn reconcile_verdicts(
         return;
     };
     for finding in findings {
-        let role = if finding.rule.code == rules::UNRESOLVED_INSTANCETYPE.code {
-            MatcherRole::Instancetype
-        } else if finding.rule.code == rules::UNRESOLVED_PREFERENCE.code {
-            MatcherRole::Preference
-        } else {
+        let Some(role) = [MatcherRole::Instancetype, MatcherRole::Preference]
+            .into_iter()
+            .find(|role| unresolved_rule(*role) == finding.rule)
+        else {
             continue;
         };
         let condition = failed_find_condition(role);
@@ -372,5 +368,13 @@ pub(super) fn reconcile_verdicts(
         if let Some(help) = &mut finding.help {
             *help = help.replace(&admitted, &rejected);
         }
+    }
+}
+
+/// The rule that reports a matcher of `role` whose object cannot be found or used.
+fn unresolved_rule(role: MatcherRole) -> &'static Rule {
+    match role {
+        MatcherRole::Instancetype => &rules::UNRESOLVED_INSTANCETYPE,
+        MatcherRole::Preference => &rules::UNRESOLVED_PREFERENCE,
     }
 }

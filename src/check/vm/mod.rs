@@ -458,11 +458,11 @@ fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
                 .with_help("up to KubeVirt v1.3, expand (virtctl expand) looks the preference up as written, before the mutating webhook defaults its kind: write the kind");
             analysis.push(finding);
         }
-        ExpandError::Defaults(message) => {
+        ExpandError::Defaults(error) => {
             let finding = analysis.view.finding(
                 &rules::EXPAND_FAILED,
                 &FieldPath::parse("spec.template.spec"),
-                message,
+                error.to_string(),
             );
             analysis.push(finding);
         }

@@ -7,14 +7,14 @@ use serde_json::Value;
 use crate::diag::Related;
 use crate::k8s::Object;
 use crate::model::value::Fields;
-use crate::model::{Matcher, MatcherRole};
+use crate::model::{DecodeError, Matcher, MatcherRole};
 use crate::resolve::{self, FindError, Found, Repo};
 use crate::yaml::FieldPath;
 
 /// A resolved and decoded matcher.
 pub(super) struct Resolved<'a, T> {
     /// Always `Ok`: shared with every VM that references the same object.
-    pub(super) spec: Arc<Result<T, String>>,
+    pub(super) spec: Arc<Result<T, DecodeError>>,
     pub(super) found: Found<'a>,
 }
 
@@ -22,7 +22,10 @@ pub(super) enum Resolution<'a, T> {
     Absent,
     Found(Resolved<'a, T>),
     Failed(FindError),
-    Invalid { found: Found<'a>, error: String },
+    Invalid {
+        found: Found<'a>,
+        error: DecodeError,
+    },
 }
 
 impl<'a, T> Resolution<'a, T> {
@@ -49,7 +52,7 @@ impl<'a, T> Resolution<'a, T> {
     pub(super) fn error_text(&self) -> Option<String> {
         match self {
             Self::Failed(err) => Some(err.message.clone()),
-            Self::Invalid { error, .. } => Some(error.clone()),
+            Self::Invalid { error, .. } => Some(error.to_string()),
             _ => None,
         }
     }

@@ -193,9 +193,9 @@ pub fn findings(
             .with_path(path.to_string())
             .with_help(help)
         };
-        if let Some(message) = generation.patch_error {
+        if let Some(error) = generation.patch_error {
             findings.push(finding(
-                message,
+                error.to_string(),
                 "the cluster profile is derived without the patch; HCO refuses to reconcile with an invalid patch as well",
             ));
         }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::super::hco_release;
 use super::super::profile::KubeVirtVersion;
 use super::generated::generated_kubevirt;
-use super::jsonpatch::apply_jsonpatch_annotation;
+use super::jsonpatch::{PatchError, apply_jsonpatch_annotation};
 use super::webhook::{Environment, with_webhook_defaults};
 
 /// What HCO makes of a HyperConverged object for a KubeVirt release.
@@ -16,7 +16,7 @@ pub struct Generation {
     pub configuration: Value,
     /// Why the patch annotation cannot be applied (the configuration is then the one without
     /// it; HCO does not reconcile at all).
-    pub patch_error: Option<String>,
+    pub patch_error: Option<PatchError>,
     /// Gates in both `featureGates` and `disabledFeatureGates` after the patch.
     pub conflicting_gates: Vec<String>,
 }
@@ -45,7 +45,7 @@ pub fn generate(object: &Value, version: KubeVirtVersion, environment: Environme
 }
 
 /// The configuration HCO generates for the newest KubeVirt release kvlint knows.
-pub fn kubevirt_configuration(object: &Value) -> (Value, Option<String>) {
+pub fn kubevirt_configuration(object: &Value) -> (Value, Option<PatchError>) {
     let generation = generate(object, KubeVirtVersion::LATEST, Environment::default());
     (generation.configuration, generation.patch_error)
 }

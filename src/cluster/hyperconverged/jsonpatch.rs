@@ -8,44 +8,69 @@ use super::read::annotation;
 /// The JSON patch HCO applies to the KubeVirt CR it generates.
 pub(super) const KUBEVIRT_JSONPATCH: &str = "kubevirt.kubevirt.io/jsonpatch";
 
+/// Why HCO cannot apply the patch annotation (the message names the annotation).
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error("annotation {annotation} is not a JSON patch: {0}", annotation = KUBEVIRT_JSONPATCH)]
+    NotAPatch(#[source] serde_json::Error),
+    /// An operation's path outside `/spec/`.
+    #[error("annotation {annotation}: `{0}`: HCO can only modify spec fields", annotation = KUBEVIRT_JSONPATCH)]
+    OutsideSpec(String),
+    /// A `copy` (operation `index`, to `path`) over kvlint's bound.
+    #[error("annotation {annotation}: operation {index} (copy to `{path}`): {limit}", annotation = KUBEVIRT_JSONPATCH)]
+    CopyLimit {
+        index: usize,
+        path: String,
+        #[source]
+        limit: CopyLimitExceeded,
+    },
+    /// Operation `index` failed as json-patch applies it.
+    #[error("annotation {annotation}: operation {index} failed at path '{}': {}", source.path, source.kind, annotation = KUBEVIRT_JSONPATCH)]
+    Failed {
+        index: usize,
+        source: json_patch::PatchError,
+    },
+}
+
+/// A `copy` would make the patch copy more values, or nest them deeper, than kvlint applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "kvlint applies patches that copy at most {COPY_VALUE_LIMIT} values, {COPY_DEPTH_LIMIT} levels deep"
+)]
+pub struct CopyLimitExceeded;
+
 /// `ApplyPatchToSpec`: RFC 6902 (HCO uses evanphx/json-patch v5) on the whole generated
 /// object; every operation's `path` must lie under `/spec/`.
 pub(super) fn apply_jsonpatch_annotation(
     object: &Value,
     kubevirt: &Value,
-) -> Result<Value, String> {
+) -> Result<Value, PatchError> {
     let Some(text) = annotation(object, KUBEVIRT_JSONPATCH) else {
         return Ok(kubevirt.clone());
     };
-    let patch: json_patch::Patch = serde_json::from_str(text)
-        .map_err(|err| format!("annotation {KUBEVIRT_JSONPATCH} is not a JSON patch: {err}"))?;
+    let patch: json_patch::Patch = serde_json::from_str(text).map_err(PatchError::NotAPatch)?;
     if let Some(outside) = patch
         .0
         .iter()
         .map(operation_path)
         .find(|path| !path.starts_with("/spec/"))
     {
-        return Err(format!(
-            "annotation {KUBEVIRT_JSONPATCH}: `{outside}`: HCO can only modify spec fields"
-        ));
+        return Err(PatchError::OutsideSpec(outside));
     }
     let mut patched = kubevirt.clone();
     let mut budget = CopyBudget::default();
     for (index, operation) in patch.0.iter().enumerate() {
         if let json_patch::PatchOperation::Copy(copy) = operation {
-            budget.spend(&patched, copy).map_err(|limit| {
-                format!(
-                    "annotation {KUBEVIRT_JSONPATCH}: operation {index} (copy to `{}`): {limit}",
-                    copy.path
-                )
-            })?;
+            budget
+                .spend(&patched, copy)
+                .map_err(|limit| PatchError::CopyLimit {
+                    index,
+                    path: copy.path.to_string(),
+                    limit,
+                })?;
         }
-        json_patch::patch_unsafe(&mut patched, std::slice::from_ref(operation)).map_err(|err| {
-            format!(
-                "annotation {KUBEVIRT_JSONPATCH}: operation {index} failed at path '{}': {}",
-                err.path, err.kind
-            )
-        })?;
+        json_patch::patch_unsafe(&mut patched, std::slice::from_ref(operation))
+            .map_err(|source| PatchError::Failed { index, source })?;
     }
     Ok(patched)
 }
@@ -65,12 +90,11 @@ pub(super) struct CopyBudget {
 impl CopyBudget {
     /// Counts the values a `copy` adds (without recursion), failing once the patch has copied
     /// more than [`COPY_VALUE_LIMIT`] or the copy would nest deeper than [`COPY_DEPTH_LIMIT`].
-    fn spend(&mut self, document: &Value, copy: &json_patch::CopyOperation) -> Result<(), String> {
-        let exceeded = || {
-            format!(
-                "kvlint applies patches that copy at most {COPY_VALUE_LIMIT} values, {COPY_DEPTH_LIMIT} levels deep"
-            )
-        };
+    fn spend(
+        &mut self,
+        document: &Value,
+        copy: &json_patch::CopyOperation,
+    ) -> Result<(), CopyLimitExceeded> {
         // A missing `from` is json-patch's error to report.
         let Some(from) = document.pointer(copy.from.as_str()) else {
             return Ok(());
@@ -80,7 +104,7 @@ impl CopyBudget {
         while let Some((value, depth)) = pending.pop() {
             self.copied += 1;
             if self.copied > COPY_VALUE_LIMIT || depth > COPY_DEPTH_LIMIT {
-                return Err(exceeded());
+                return Err(CopyLimitExceeded);
             }
             match value {
                 Value::Array(items) => pending.extend(items.iter().map(|v| (v, depth + 1))),

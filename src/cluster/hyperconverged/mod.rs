@@ -25,6 +25,7 @@ mod webhook;
 
 pub use findings::{findings, machine_type_note};
 pub use generate::{Generation, generate, kubevirt_configuration};
+pub use jsonpatch::{CopyLimitExceeded, PatchError};
 pub use object::{ClusterSetting, GROUP, KIND, environment_configuration, is_hyperconverged};
 pub use webhook::{Environment, webhook_eviction_strategy};
 

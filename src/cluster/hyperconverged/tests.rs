@@ -103,14 +103,14 @@ fn the_patch_has_rfc_6902_semantics_on_the_whole_generated_object() {
     assert!(
         generation
             .patch_error
-            .is_some_and(|e| e.contains("\"from\" path is invalid"))
+            .is_some_and(|e| e.to_string().contains("\"from\" path is invalid"))
     );
     let generation = patched(
         r#"[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true},
             {"op": "test", "path": "/spec/configuration/vmRolloutStrategy", "value": "LiveUpdate"},
             {"op": "move", "from": "/spec/configuration/migrations", "path": "/spec/configuration/moved"}]"#,
     );
-    assert_eq!(generation.patch_error, None);
+    assert!(generation.patch_error.is_none());
     assert_eq!(
         generation.configuration.pointer("/moved/allowPostCopy"),
         Some(&json!(true))
@@ -137,13 +137,13 @@ fn the_patch_has_rfc_6902_semantics_on_the_whole_generated_object() {
     assert!(
         outside
             .patch_error
-            .is_some_and(|e| e.contains("only modify spec"))
+            .is_some_and(|e| e.to_string().contains("only modify spec"))
     );
     let broken = patched(r#"[{"op": "move", "path": "/spec/x"}]"#);
     assert!(
         broken
             .patch_error
-            .is_some_and(|e| e.contains("not a JSON patch"))
+            .is_some_and(|e| e.to_string().contains("not a JSON patch"))
     );
 }
 
@@ -156,7 +156,7 @@ fn a_patch_that_doubles_the_document_is_refused_quickly() {
     assert!(
         generation
             .patch_error
-            .is_some_and(|e| e.contains("copy at most 10000 values"))
+            .is_some_and(|e| e.to_string().contains("copy at most 10000 values"))
     );
     let deep: Vec<String> = (0..300)
         .map(|i| {
@@ -171,12 +171,12 @@ fn a_patch_that_doubles_the_document_is_refused_quickly() {
     assert!(
         generation
             .patch_error
-            .is_some_and(|e| e.contains("levels deep"))
+            .is_some_and(|e| e.to_string().contains("levels deep"))
     );
     let small = patched(
         r#"[{"op": "copy", "from": "/spec/configuration/network", "path": "/spec/configuration/n"}]"#,
     );
-    assert_eq!(small.patch_error, None);
+    assert!(small.patch_error.is_none());
 }
 
 #[test]

@@ -14,30 +14,39 @@ use super::{FileChange, Outcome, Skipped};
 use crate::error::Error;
 use crate::source::write;
 
+/// Why a file is left alone: it must not be replaced, or it changed after kvlint read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum LeftAlone {
+    #[error(
+        "it is a symbolic link; kvlint fix does not write through links (give the file it points to)"
+    )]
+    SymbolicLink,
+    #[error("it is not a regular file")]
+    NotRegular,
+    #[error("it has {0} hard links, which replacing it would separate (edit it by hand)")]
+    HardLinks(u64),
+    #[error("it is read-only")]
+    ReadOnly,
+    #[error("the file changed after kvlint read it; run kvlint fix again")]
+    Changed,
+}
+
 /// Why a file must not be replaced, from its own metadata (not following a link).
-fn refusal(meta: &Metadata) -> Option<String> {
+fn refusal(meta: &Metadata) -> Option<LeftAlone> {
     if meta.file_type().is_symlink() {
-        return Some(
-            "it is a symbolic link; kvlint fix does not write through links (give the file it points to)"
-                .to_owned(),
-        );
+        return Some(LeftAlone::SymbolicLink);
     }
     if !meta.is_file() {
-        return Some("it is not a regular file".to_owned());
+        return Some(LeftAlone::NotRegular);
     }
     if meta.nlink() > 1 {
-        return Some(format!(
-            "it has {} hard links, which replacing it would separate (edit it by hand)",
-            meta.nlink()
-        ));
+        return Some(LeftAlone::HardLinks(meta.nlink()));
     }
     if meta.mode() & 0o222 == 0 {
-        return Some("it is read-only".to_owned());
+        return Some(LeftAlone::ReadOnly);
     }
     None
 }
-
-const CHANGED: &str = "the file changed after kvlint read it; run kvlint fix again";
 
 /// Whether two looks at a path saw the same, unmodified file.
 fn same_file(a: &Metadata, b: &Metadata) -> bool {
@@ -59,7 +68,7 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 }
 
 /// Replaces one file; `Ok(Err(reason))` when it was left alone on purpose.
-fn write_one(change: &FileChange) -> Result<Result<(), String>, Error> {
+fn write_one(change: &FileChange) -> Result<Result<(), LeftAlone>, Error> {
     let path = Path::new(&*change.file);
     let meta = fs::symlink_metadata(path).map_err(|err| Error::file(path, err))?;
     if let Some(reason) = refusal(&meta) {
@@ -71,7 +80,7 @@ fn write_one(change: &FileChange) -> Result<Result<(), String>, Error> {
             && fs::read(path).map_err(|err| Error::file(path, err))? == change.before.as_bytes())
     };
     if !unchanged(&meta)? {
-        return Ok(Err(CHANGED.to_owned()));
+        return Ok(Err(LeftAlone::Changed));
     }
     let dir = path
         .parent()
@@ -81,7 +90,7 @@ fn write_one(change: &FileChange) -> Result<Result<(), String>, Error> {
     // A last look right before the rename narrows the window for an edit made meanwhile;
     // the prepared file is removed when it is dropped.
     if !unchanged(&meta)? {
-        return Ok(Err(CHANGED.to_owned()));
+        return Ok(Err(LeftAlone::Changed));
     }
     prepared.commit(path)?;
     Ok(Ok(()))
@@ -100,7 +109,7 @@ fn list(files: &[Arc<str>]) -> String {
 /// rewritten and those that were not.
 pub fn write(outcome: &mut Outcome) -> Result<(), Error> {
     let mut written: Vec<Arc<str>> = Vec::new();
-    let mut refused: Vec<(Arc<str>, String)> = Vec::new();
+    let mut refused: Vec<(Arc<str>, LeftAlone)> = Vec::new();
     for (index, change) in outcome.changes.iter().enumerate() {
         match write_one(change) {
             Ok(Ok(())) => written.push(Arc::clone(&change.file)),
@@ -119,7 +128,7 @@ pub fn write(outcome: &mut Outcome) -> Result<(), Error> {
             }
         }
     }
-    let refused: HashMap<Arc<str>, String> = refused.into_iter().collect();
+    let refused: HashMap<Arc<str>, LeftAlone> = refused.into_iter().collect();
     outcome.changes.retain(|c| !refused.contains_key(&c.file));
     let (left, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut outcome.applied)
         .into_iter()
@@ -135,4 +144,22 @@ pub fn write(outcome: &mut Outcome) -> Result<(), Error> {
         (&a.file, a.line, a.rule.code, &a.reason).cmp(&(&b.file, b.line, b.rule.code, &b.reason))
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LeftAlone;
+
+    #[test]
+    fn a_file_left_alone_says_why_as_before() {
+        assert_eq!(
+            LeftAlone::HardLinks(2).to_string(),
+            "it has 2 hard links, which replacing it would separate (edit it by hand)"
+        );
+        assert_eq!(
+            LeftAlone::Changed.to_string(),
+            "the file changed after kvlint read it; run kvlint fix again"
+        );
+        assert_eq!(LeftAlone::ReadOnly.to_string(), "it is read-only");
+    }
 }

@@ -23,7 +23,7 @@ use crate::yaml::{FieldPath, Segment, json_at};
 
 /// Whether a change of `rule` makes the next apply of the same manifest fail.
 fn breaks_sync(rule: &Rule) -> bool {
-    rule.drift.is_some_and(|drift| drift.breaks_sync)
+    rule.drift.is_some_and(|drift| drift.next_sync.is_refused())
 }
 
 /// The value at `segments`, a `null` counting as absent (Go's nil).

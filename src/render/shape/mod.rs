@@ -31,7 +31,9 @@ mod kubevirt;
 mod tests;
 mod unknown;
 
-pub(crate) use unknown::{newer_fields, prune_unknown, sibling_fields, unknown_fields};
+pub(crate) use unknown::{
+    newer_fields, prune_unknown, prune_unknown_and, sibling_fields, unknown_fields,
+};
 
 /// A field of a Go struct, named by its JSON tag. Embedded (`json:",inline"`) structs are
 /// flattened into the embedding struct at the place Go puts them.

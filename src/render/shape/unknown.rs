@@ -70,8 +70,14 @@ pub(crate) fn newer_fields(vm: &Value, version: KubeVirtVersion) -> Vec<FieldPat
 /// Removes the fields `unknown_fields` finds (and those `version` does not know yet), as the
 /// API server's pruning does.
 pub(crate) fn prune_unknown(vm: &mut Value, version: KubeVirtVersion) {
+    let newer = newer_fields(vm, version);
+    prune_unknown_and(vm, newer);
+}
+
+/// [`prune_unknown`] for a caller that already has `version`'s [`newer_fields`] of `vm`.
+pub(crate) fn prune_unknown_and(vm: &mut Value, newer: Vec<FieldPath>) {
     let mut paths = unknown_fields(vm);
-    paths.extend(newer_fields(vm, version));
+    paths.extend(newer);
     for path in paths.iter().rev() {
         let Some((crate::yaml::Segment::Key(key), parent)) = path.0.split_last() else {
             continue;
@@ -109,5 +115,22 @@ mod tests {
         prune_unknown(&mut vm, KubeVirtVersion::LATEST);
         assert!(unknown_fields(&vm).is_empty());
         assert_eq!(vm["spec"]["runStrategy"], "Always");
+    }
+
+    #[test]
+    fn pruning_with_the_newer_fields_known_prunes_the_same() {
+        let vm = json!({"spec": {"runstrategy": "x", "updateVolumesStrategy": "Migration",
+            "template": {"spec": {"domain": {"cpus": {}}}}}});
+        let v1_2 = KubeVirtVersion::new(1, 2);
+        let newer = newer_fields(&vm, v1_2);
+        assert_eq!(newer.len(), 1, "{newer:?}");
+        let (mut known, mut computed) = (vm.clone(), vm);
+        prune_unknown_and(&mut known, newer);
+        prune_unknown(&mut computed, v1_2);
+        assert_eq!(known, computed);
+        assert_eq!(
+            known,
+            json!({"spec": {"template": {"spec": {"domain": {}}}}})
+        );
     }
 }

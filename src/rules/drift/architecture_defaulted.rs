@@ -1,6 +1,8 @@
 //! KV3004: KubeVirt writes an architecture into the VM.
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, describe};
+use super::spec::{
+    Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, NextSync, describe,
+};
 use crate::rules::{Category, Rule, Severity};
 
 pub static ARCHITECTURE_DEFAULTED: Rule = Rule {
@@ -20,7 +22,7 @@ static DRIFT: DriftRule = DriftRule {
         claims: &[Claim::always(&["spec", "template", "spec", "architecture"])],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CommitStored,
     gathered: Some(Gathered::Field("architecture")),
 };

@@ -1,7 +1,7 @@
 //! KV3010: HCO's webhook writes an evictionStrategy into a HyperConverged object that sets
 //! none (`cluster::hyperconverged` builds the finding).
 
-use super::spec::{DriftFix, DriftRule};
+use super::spec::{DriftFix, DriftRule, NextSync};
 use crate::rules::{Category, Rule, Severity};
 
 pub static EVICTION_STRATEGY_DEFAULTED: Rule = Rule {
@@ -18,7 +18,7 @@ pub static EVICTION_STRATEGY_DEFAULTED: Rule = Rule {
 
 static DRIFT: DriftRule = DriftRule {
     changes: None,
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::None,
     gathered: None,
 };

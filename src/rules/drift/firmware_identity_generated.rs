@@ -1,6 +1,6 @@
 //! KV3006: KubeVirt generates a random firmware UUID and serial when the VM is created.
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered};
+use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, NextSync};
 use crate::rules::{Category, Rule, Severity};
 
 pub static FIRMWARE_IDENTITY_GENERATED: Rule = Rule {
@@ -23,7 +23,7 @@ static DRIFT: DriftRule = DriftRule {
         ],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::PinIdentity,
     gathered: Some(Gathered::Generated {
         one: "a random firmware uuid",

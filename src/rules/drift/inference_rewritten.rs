@@ -1,7 +1,9 @@
 //! KV3002: KubeVirt replaces inferFromVolume with the name and kind it infers (or, with the
 //! failure policy Ignore, removes what it could not infer).
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Written, describe};
+use super::spec::{
+    Change, Changes, Claim, DriftFix, DriftRule, Explained, NextSync, Written, describe,
+};
 use crate::rules::{Category, Rule, Severity};
 
 pub static INFERENCE_REWRITTEN: Rule = Rule {
@@ -38,7 +40,7 @@ static DRIFT: DriftRule = DriftRule {
         ],
         explain,
     }),
-    breaks_sync: true,
+    next_sync: NextSync::Refused,
     fix: DriftFix::CommitStored,
     gathered: None,
 };

@@ -1,6 +1,8 @@
 //! KV3003: KubeVirt writes a machine type into the VM.
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, describe};
+use super::spec::{
+    Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, NextSync, describe,
+};
 use crate::rules::{Category, Rule, Severity};
 
 pub static MACHINE_TYPE_DEFAULTED: Rule = Rule {
@@ -22,7 +24,7 @@ static DRIFT: DriftRule = DriftRule {
         ])],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CommitStored,
     gathered: Some(Gathered::Field("machine.type")),
 };

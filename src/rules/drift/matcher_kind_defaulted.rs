@@ -1,6 +1,6 @@
 //! KV3001: KubeVirt up to v1.6 writes the default kind into a matcher that sets none.
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, describe};
+use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, NextSync, describe};
 use crate::rules::{Category, Rule, Severity};
 
 pub static MATCHER_KIND_DEFAULTED: Rule = Rule {
@@ -23,7 +23,7 @@ static DRIFT: DriftRule = DriftRule {
         ],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CommitStored,
     gathered: None,
 };

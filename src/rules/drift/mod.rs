@@ -16,4 +16,6 @@ pub mod pci_topology_annotation;
 pub mod reference_policy_expand;
 pub mod storage_class_defaulted;
 
-pub use spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, Written};
+pub use spec::{
+    Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, NextSync, Written,
+};

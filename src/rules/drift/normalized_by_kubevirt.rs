@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::spec::{Change, Changes, DriftFix, DriftRule, Explained, describe};
+use super::spec::{Change, Changes, DriftFix, DriftRule, Explained, NextSync, describe};
 use crate::rules::{Category, Rule, Severity};
 
 pub static NORMALIZED_BY_KUBEVIRT: Rule = Rule {
@@ -24,7 +24,7 @@ static DRIFT: DriftRule = DriftRule {
         claims: &[],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CanonicalScalar,
     gathered: None,
 };

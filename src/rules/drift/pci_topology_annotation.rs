@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered};
+use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, Gathered, NextSync};
 use crate::rules::{Category, Rule, Severity};
 
 pub static PCI_TOPOLOGY_ANNOTATION: Rule = Rule {
@@ -28,7 +28,7 @@ static DRIFT: DriftRule = DriftRule {
         ])],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CommitStored,
     gathered: Some(Gathered::Field(
         "annotation kubevirt.io/pci-topology-version",

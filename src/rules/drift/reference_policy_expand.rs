@@ -1,7 +1,7 @@
 //! KV3009: with referencePolicy expand or expandAll, KubeVirt's VM controller replaces the
 //! matchers with the expanded spec (`controller` builds the finding from the expansion).
 
-use super::spec::{DriftFix, DriftRule};
+use super::spec::{DriftFix, DriftRule, NextSync};
 use crate::rules::{Category, Rule, Severity};
 
 pub static REFERENCE_POLICY_EXPAND: Rule = Rule {
@@ -18,7 +18,7 @@ pub static REFERENCE_POLICY_EXPAND: Rule = Rule {
 
 static DRIFT: DriftRule = DriftRule {
     changes: None,
-    breaks_sync: true,
+    next_sync: NextSync::RefusedWhateverIgnored,
     fix: DriftFix::None,
     gathered: None,
 };

@@ -14,8 +14,8 @@ pub struct DriftRule {
     /// The changed fields the rule reports and how its finding reads; `None` for a rule whose
     /// producer builds its finding itself (a controller rewrite, a HyperConverged default).
     pub changes: Option<Changes>,
-    /// Whether the change makes the next apply of the same manifest fail.
-    pub breaks_sync: bool,
+    /// What the next apply of the same manifest does once KubeVirt made the change.
+    pub next_sync: NextSync,
     /// How `kvlint fix` writes what the cluster stores.
     pub fix: DriftFix,
     /// How the human, GitHub and Markdown reports name the field when they gather KubeVirt's
@@ -60,6 +60,25 @@ pub enum Written {
     NonEmpty(&'static [&'static str]),
     /// The field holds this string.
     Is(&'static [&'static str], &'static str),
+}
+
+/// What the next apply of the same manifest does once KubeVirt made a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextSync {
+    /// It applies: the change shows as a difference, or not at all.
+    Applies,
+    /// It is refused, unless the GitOps engine ignores the field and leaves it out of the
+    /// apply (Argo CD with RespectIgnoreDifferences).
+    Refused,
+    /// It is refused whatever the engine ignores: KubeVirt's controller already replaced what
+    /// the manifest still sends.
+    RefusedWhateverIgnored,
+}
+
+impl NextSync {
+    pub const fn is_refused(self) -> bool {
+        !matches!(self, Self::Applies)
+    }
 }
 
 /// How `kvlint fix` handles a drift finding.

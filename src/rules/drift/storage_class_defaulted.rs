@@ -1,6 +1,6 @@
 //! KV3005: KubeVirt writes the preference's storage class into a DataVolume template.
 
-use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, describe};
+use super::spec::{Change, Changes, Claim, DriftFix, DriftRule, Explained, NextSync, describe};
 use crate::rules::{Category, Rule, Severity};
 
 pub static STORAGE_CLASS_DEFAULTED: Rule = Rule {
@@ -37,7 +37,7 @@ static DRIFT: DriftRule = DriftRule {
         ],
         explain,
     }),
-    breaks_sync: false,
+    next_sync: NextSync::Applies,
     fix: DriftFix::CommitStored,
     gathered: None,
 };

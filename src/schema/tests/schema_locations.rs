@@ -145,11 +145,23 @@ fn schema_location_errors() {
         ("schemas/{{ .ResourceKind .json", "without"),
         ("", "empty"),
     ] {
-        let result = load_locations(&[location.to_owned()]);
-        let message = result.expect_err(location);
+        let result = parse_locations(&[location.to_owned()]);
+        let message = result.expect_err(location).to_string();
         assert!(message.contains(error), "{location}: {message}");
     }
     assert!(load_locations(&[]).expect("no locations").is_empty());
+    assert_eq!(
+        load_locations(&["schemas/{{ .Kind }}.json".to_owned()]).expect_err("a bad placeholder"),
+        "schema location schemas/{{ .Kind }}.json: unknown placeholder `{{ .Kind }}` (known: .ResourceKind, .ResourceAPIVersion, .Group, .KindSuffix, .NormalizedKubernetesVersion, .StrictSuffix)"
+    );
+    assert_eq!(
+        parse_locations(&["a/{{ .ResourceKind .json".to_owned()]).expect_err("unclosed"),
+        LocationError::Unclosed("a/{{ .ResourceKind .json".to_owned())
+    );
+    assert_eq!(
+        crate::error::Error::from(LocationError::Empty).to_string(),
+        "schema location: empty"
+    );
 }
 
 #[test]

@@ -95,14 +95,23 @@ pub(super) fn interface_fields(cx: &mut Ctx, idx: usize, iface: &Value, network:
     dhcp_options(cx, idx, iface);
 }
 
+/// Why `link.ValidateMacAddress` refuses a MAC address, in KubeVirt's words.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum BadMac<'a> {
+    #[error("malformed MAC address ({0})")]
+    Malformed(&'a str),
+    #[error("too long MAC address ({0})")]
+    TooLong(&'a str),
+}
+
 /// `link.ValidateMacAddress` (Go's `net.ParseMAC`, limited to 6 bytes).
-fn validate_mac(mac: &str) -> Result<(), String> {
+fn validate_mac(mac: &str) -> Result<(), BadMac<'_>> {
     if mac.is_empty() {
         return Ok(());
     }
     match parse_mac_len(mac) {
-        None => Err(format!("malformed MAC address ({mac})")),
-        Some(len) if len > 6 => Err(format!("too long MAC address ({mac})")),
+        None => Err(BadMac::Malformed(mac)),
+        Some(len) if len > 6 => Err(BadMac::TooLong(mac)),
         Some(_) => Ok(()),
     }
 }
@@ -293,16 +302,22 @@ fn dhcp_options(cx: &mut Ctx, idx: usize, iface: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_valid_port_name, parse_mac_len, validate_mac};
+    use super::{BadMac, is_valid_port_name, parse_mac_len, validate_mac};
 
     #[test]
     fn go_parsers() {
         assert_eq!(parse_mac_len("02:00:00:00:00:01"), Some(6));
         assert_eq!(parse_mac_len("0200.0000.0001"), Some(6));
         assert_eq!(parse_mac_len("02:00:00:00:00:00:00:01"), Some(8));
+        let long = "02:00:00:00:00:00:00:01";
+        assert_eq!(validate_mac(long), Err(BadMac::TooLong(long)));
         assert_eq!(
-            validate_mac("02:00:00:00:00:00:00:01"),
-            Err("too long MAC address (02:00:00:00:00:00:00:01)".to_owned())
+            validate_mac(long).unwrap_err().to_string(),
+            "too long MAC address (02:00:00:00:00:00:00:01)"
+        );
+        assert_eq!(
+            validate_mac("02:00").unwrap_err().to_string(),
+            "malformed MAC address (02:00)"
         );
         assert_eq!(parse_mac_len("02-00:00:00:00:01"), None);
         assert!(is_valid_port_name("http"));

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use super::command::{git_command, spawn_error, stderr_text};
+use super::failure::GitFailed;
 
 /// A blob to read: its object name and the size `ls-tree -l` listed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,7 +16,7 @@ pub(super) struct Wanted {
 }
 
 /// Reads `wanted` from the repository at `toplevel`, in order, as stored (no filter runs).
-pub(super) fn read(toplevel: &Path, wanted: &[Wanted]) -> Result<Vec<Vec<u8>>, String> {
+pub(super) fn read(toplevel: &Path, wanted: &[Wanted]) -> Result<Vec<Vec<u8>>, GitFailed> {
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -25,8 +26,8 @@ pub(super) fn read(toplevel: &Path, wanted: &[Wanted]) -> Result<Vec<Vec<u8>>, S
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| spawn_error(err).to_string())?;
-    let mut stdin = child.stdin.take().ok_or("git cat-file has no input")?;
+        .map_err(|err| GitFailed::Spawn(Box::new(spawn_error(err))))?;
+    let mut stdin = child.stdin.take().ok_or(GitFailed::NoPipe("input"))?;
     let names: Vec<String> = wanted.iter().map(|w| format!("{}\n", w.object)).collect();
     // Written from a thread: git answers while it reads, and both pipes have limited buffers.
     let feeder = std::thread::spawn(move || -> std::io::Result<()> {
@@ -35,18 +36,18 @@ pub(super) fn read(toplevel: &Path, wanted: &[Wanted]) -> Result<Vec<Vec<u8>>, S
         }
         Ok(())
     });
-    let stdout = child.stdout.take().ok_or("git cat-file has no output")?;
+    let stdout = child.stdout.take().ok_or(GitFailed::NoPipe("output"))?;
     let blobs = answers(&mut BufReader::new(stdout), wanted);
     if blobs.is_err() {
         // The rest of the output is not wanted; git stops on the closed pipe.
         let _ = child.kill();
     }
     let fed = feeder.join();
-    let status = child.wait_with_output().map_err(|err| err.to_string())?;
+    let status = child.wait_with_output()?;
     let blobs = blobs?;
     match fed {
         Ok(Ok(())) if status.status.success() => Ok(blobs),
-        _ => Err(stderr_text(&status)),
+        _ => Err(GitFailed::Exited(stderr_text(&status))),
     }
 }
 
@@ -57,7 +58,7 @@ const HEADER_LIMIT: u64 = 128;
 pub(super) fn answers(
     reader: &mut impl BufRead,
     wanted: &[Wanted],
-) -> Result<Vec<Vec<u8>>, String> {
+) -> Result<Vec<Vec<u8>>, GitFailed> {
     let mut blobs = Vec::with_capacity(wanted.len());
     let mut header = Vec::new();
     for want in wanted {
@@ -65,35 +66,27 @@ pub(super) fn answers(
         reader
             .by_ref()
             .take(HEADER_LIMIT)
-            .read_until(b'\n', &mut header)
-            .map_err(|err| err.to_string())?;
+            .read_until(b'\n', &mut header)?;
         let text = String::from_utf8_lossy(&header);
         let text = text.trim_end();
         let expected = format!("{} blob {}", want.object, want.size);
         if text != expected {
             return Err(if text.ends_with(" missing") {
-                format!(
-                    "object {} is missing (a partial or shallow clone?)",
-                    want.object
-                )
+                GitFailed::MissingObject(want.object.clone())
             } else {
-                format!("unexpected git cat-file answer `{}`", text.escape_debug())
+                GitFailed::UnexpectedAnswer(text.to_owned())
             });
         }
-        let size = usize::try_from(want.size).map_err(|_| "a blob too large to read")?;
+        let size = usize::try_from(want.size).map_err(|_| GitFailed::BlobTooLarge)?;
         let mut content = Vec::new();
         content
             .try_reserve_exact(size)
-            .map_err(|_| format!("cannot hold a blob of {size} bytes"))?;
-        reader
-            .by_ref()
-            .take(want.size)
-            .read_to_end(&mut content)
-            .map_err(|err| err.to_string())?;
+            .map_err(|_| GitFailed::CannotHold(size))?;
+        reader.by_ref().take(want.size).read_to_end(&mut content)?;
         let mut end = [0; 1];
-        reader.read_exact(&mut end).map_err(|err| err.to_string())?;
+        reader.read_exact(&mut end)?;
         if content.len() != size || end != *b"\n" {
-            return Err(format!("git cat-file ended object {} early", want.object));
+            return Err(GitFailed::EndedEarly(want.object.clone()));
         }
         blobs.push(content);
     }
@@ -135,5 +128,30 @@ mod tests {
                 "{output:.80}"
             );
         }
+    }
+
+    #[test]
+    fn a_failed_answer_says_what_went_wrong_as_before() {
+        let why = |output: String| {
+            answers(&mut output.as_bytes(), &[want(2)])
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            why(format!("{A} missing\n")),
+            format!("object {A} is missing (a partial or shallow clone?)")
+        );
+        assert_eq!(
+            why(format!("{A} tree 2\tx\n")),
+            format!("unexpected git cat-file answer `{A} tree 2\\tx`")
+        );
+        assert_eq!(
+            why(format!("{A} blob 2\nabX")),
+            format!("git cat-file ended object {A} early")
+        );
+        assert!(matches!(
+            answers(&mut format!("{A} blob 2\na").as_bytes(), &[want(2)]),
+            Err(GitFailed::Io(_))
+        ));
     }
 }

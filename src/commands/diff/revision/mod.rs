@@ -22,6 +22,7 @@
 mod blobs;
 pub mod checked;
 mod command;
+mod failure;
 pub mod listing;
 pub mod materialise;
 pub mod select;
@@ -42,6 +43,7 @@ use crate::source::NamedBytes;
 use crate::yaml::{Pos, Span};
 
 use command::{git, git_command, spawn_error, stderr_text, stdout_line};
+use failure::{CatalogUnread, GitFailed, Why};
 use listing::{Entry, Kind, RepoPath};
 use select::{Found, Globs, Picked};
 
@@ -215,22 +217,20 @@ impl Revision {
         let stdout = child
             .stdout
             .take()
-            .ok_or_else(|| self.failed("no output"))?;
+            .ok_or_else(|| self.failed(&"no output"))?;
         let entries = records(BufReader::new(stdout), &keep);
         if entries.is_err() {
             let _ = child.kill();
         }
-        let output = child
-            .wait_with_output()
-            .map_err(|err| self.failed(&err.to_string()))?;
-        let entries = entries.map_err(|message| self.failed(&message))?;
+        let output = child.wait_with_output().map_err(|err| self.failed(&err))?;
+        let entries = entries.map_err(|cause| self.failed(&cause))?;
         if !output.status.success() {
             return Err(self.failed(&stderr_text(&output)));
         }
         Ok(entries)
     }
 
-    fn failed(&self, message: &str) -> Error {
+    fn failed(&self, message: &dyn std::fmt::Display) -> Error {
         Error::Git(format!(
             "cannot read {} ({}): {message}",
             self.given, self.commit
@@ -294,8 +294,7 @@ impl Revision {
                 size: p.size,
             })
             .collect();
-        let contents =
-            blobs::read(&self.toplevel, &wanted).map_err(|message| self.failed(&message))?;
+        let contents = blobs::read(&self.toplevel, &wanted).map_err(|cause| self.failed(&cause))?;
         Ok(picked
             .iter()
             .zip(contents)
@@ -438,7 +437,7 @@ impl Revision {
                     config.findings.push(Finding::new(
                         &rules::INVALID_CONFIG,
                         setting_location(&display, &text, "catalog"),
-                        problem,
+                        problem.to_string(),
                     ));
                     None
                 }
@@ -450,41 +449,36 @@ impl Revision {
 
     /// The catalog at `path` (named by the configuration, relative to the directory the
     /// revision was resolved in) as the revision holds it; `Err` says why it is not read.
-    fn catalog(&self, path: &Path) -> Result<CatalogChoice, String> {
-        let at = self.locate(path).map_err(|_| {
-            format!(
-                "the catalog {} lies outside the repository; it is not read",
-                path.display()
-            )
-        })?;
+    fn catalog(&self, path: &Path) -> Result<CatalogChoice, CatalogUnread> {
+        let unread = |why| CatalogUnread {
+            path: path.to_path_buf(),
+            why,
+        };
+        let at = self.locate(path).map_err(|_| unread(Why::Outside))?;
         let entry = self
             .probe(&at)
-            .map_err(|err| err.to_string())?
-            .ok_or_else(|| format!("the catalog {} is not in {}", path.display(), self.given))?;
+            .map_err(|err| unread(Why::Git(err)))?
+            .ok_or_else(|| unread(Why::Missing(self.given.clone())))?;
         let found = self
             .find(path, &at, &entry, &Globs::default())
-            .map_err(|err| err.to_string())?;
+            .map_err(|err| unread(Why::Git(err)))?;
         if found.link.is_some() {
-            return Err(format!(
-                "the catalog {} is a symbolic link in {}; links are not followed",
-                path.display(),
-                self.given
-            ));
+            return Err(unread(Why::Link(self.given.clone())));
         }
         let limits = crate::resolve::catalog_source::CATALOG_WALK;
         let bytes: u64 = found.files.iter().map(|f| f.size).sum();
         if found.files.len() > limits.max_files || bytes > limits.max_bytes {
-            return Err(format!(
-                "the catalog {} in {} holds {} files of {bytes} bytes, more than the {} files \
-                 and {} bytes a catalog may have; it is not read",
-                path.display(),
-                self.given,
-                found.files.len(),
-                limits.max_files,
-                limits.max_bytes
-            ));
+            return Err(unread(Why::TooLarge {
+                given: self.given.clone(),
+                files: found.files.len(),
+                bytes,
+                max_files: limits.max_files,
+                max_bytes: limits.max_bytes,
+            }));
         }
-        let files = self.read(&found.files).map_err(|err| err.to_string())?;
+        let files = self
+            .read(&found.files)
+            .map_err(|err| unread(Why::Git(err)))?;
         Ok(CatalogChoice::Files {
             path: path.to_path_buf(),
             files: files.into(),
@@ -493,28 +487,28 @@ impl Revision {
 }
 
 /// Reads the NUL-terminated records of `git ls-tree -z`, keeping the entries `keep` accepts.
-fn records(mut reader: impl BufRead, keep: &impl Fn(&Entry) -> bool) -> Result<Vec<Entry>, String> {
+fn records(
+    mut reader: impl BufRead,
+    keep: &impl Fn(&Entry) -> bool,
+) -> Result<Vec<Entry>, GitFailed> {
     let mut entries = Vec::new();
     let mut record = Vec::new();
     loop {
         record.clear();
         let limit = u64::try_from(RECORD_LIMIT).unwrap_or(u64::MAX);
-        let read = (&mut reader)
-            .take(limit)
-            .read_until(0, &mut record)
-            .map_err(|err| err.to_string())?;
+        let read = (&mut reader).take(limit).read_until(0, &mut record)?;
         if read == 0 {
             return Ok(entries);
         }
         if record.last() != Some(&0) {
             if record.len() < RECORD_LIMIT {
-                return Err("git ls-tree output ended in the middle of a record".to_owned());
+                return Err(GitFailed::RecordCut);
             }
-            skip_past_nul(&mut reader).map_err(|err| err.to_string())?;
+            skip_past_nul(&mut reader)?;
             continue;
         }
         record.pop();
-        if let Some(entry) = listing::parse_record(&record).map_err(|m| m.0)?
+        if let Some(entry) = listing::parse_record(&record).map_err(GitFailed::Malformed)?
             && keep(&entry)
         {
             entries.push(entry);
