@@ -250,9 +250,23 @@ fn a_syntax_error_in_a_command_line_catalog_is_a_finding() {
 #[test]
 fn a_command_line_catalog_walk_is_bounded() {
     let repo = repository();
-    let run = kvlint(repo.path(), &["check", "apps", "--catalog", "/"]);
+    // A tree of more entries than the walk visits (none of them a manifest), built here: a walk
+    // of `/` changes with the machine.
+    let wide = repo.path().join("wide");
+    for dir in 0..100 {
+        std::fs::create_dir_all(wide.join(format!("d{dir}"))).unwrap();
+        for file in 0..100 {
+            std::fs::write(wide.join(format!("d{dir}/f{file}.txt")), "").unwrap();
+        }
+    }
+    let run = kvlint(repo.path(), &["check", "apps", "--catalog", "wide"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(run.stderr.contains("the walk stopped"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("more than 10000 entries; the walk stopped"),
+        "{}",
+        run.stderr
+    );
 
     let deep: PathBuf = (0..20).map(|i| format!("d{i}")).collect();
     write(repo.path().join("deep").join(deep).join("a.yaml"), "a: 1\n");

@@ -108,3 +108,92 @@ pub fn unified_diff(outcome: &Outcome) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::commands::fix::run::{Applied, FileChange, Skipped};
+    use crate::rules;
+
+    fn applied(line: u32, kind: FixKind) -> Applied {
+        Applied {
+            file: Arc::from("vm.yaml"),
+            line,
+            rule: &rules::MACHINE_TYPE_DEFAULTED,
+            kind,
+            description: "write the machine type".to_owned(),
+            object: None,
+            fields: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_text_marks_unsafe_fixes_and_sums_up_only_what_there_is() {
+        let mut outcome = Outcome {
+            applied: vec![applied(3, FixKind::Safe)],
+            changes: vec![FileChange {
+                file: Arc::from("vm.yaml"),
+                before: String::new(),
+                after: String::new(),
+            }],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            text(&outcome, true),
+            "vm.yaml:3: KV3003 write the machine type\nkvlint: fixed 1 finding in 1 file\n"
+        );
+        outcome.applied.push(applied(9, FixKind::Unsafe));
+        outcome.skipped.push(Skipped {
+            file: Arc::from("vm.yaml"),
+            line: 12,
+            rule: &rules::MACHINE_TYPE_DEFAULTED,
+            reason: "the check refused it".to_owned(),
+        });
+        outcome.unsafe_available = 2;
+        assert_eq!(
+            text(&outcome, false),
+            "vm.yaml:3: KV3003 write the machine type\n\
+             vm.yaml:9: KV3003 write the machine type (unsafe)\n\
+             vm.yaml:12: KV3003 not fixed: the check refused it\n\
+             kvlint: would fix 2 findings in 1 file; 1 left as they are; 2 more with --unsafe-fixes\n"
+        );
+    }
+
+    #[test]
+    fn the_json_lists_fixes_and_files_and_configuration_only_when_there_is_some() {
+        let outcome = Outcome {
+            applied: vec![applied(3, FixKind::Safe)],
+            changes: vec![FileChange {
+                file: Arc::from("vm.yaml"),
+                before: String::new(),
+                after: String::new(),
+            }],
+            ..Outcome::default()
+        };
+        let value: serde_json::Value = serde_json::from_str(&json(&outcome, true)).unwrap();
+        assert_eq!(value["version"], 1);
+        assert_eq!(value["written"], true);
+        assert_eq!(value["fixes"][0]["rule"], "KV3003");
+        assert_eq!(value["fixes"][0]["line"], 3);
+        assert_eq!(value["files"], serde_json::json!(["vm.yaml"]));
+        assert!(value.get("configuration").is_none(), "{value}");
+    }
+
+    #[test]
+    fn the_diff_names_each_changed_file() {
+        let outcome = Outcome {
+            changes: vec![FileChange {
+                file: Arc::from("vm.yaml"),
+                before: "a: 1\n".to_owned(),
+                after: "a: 2\n".to_owned(),
+            }],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            unified_diff(&outcome),
+            "--- a/vm.yaml\n+++ b/vm.yaml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n"
+        );
+    }
+}

@@ -87,6 +87,9 @@ pub struct Outcome {
     /// The configuration's problems (KV0019), as `check` reports them: a configuration file
     /// that is not used, a setting that is ignored.
     pub configuration: Vec<Finding>,
+    /// How many times the files were checked: once before any fix, then once or twice a pass.
+    /// The passes grow with the fixes of one object, not with the number of objects.
+    pub checks: usize,
 }
 
 type Identity = (Arc<str>, &'static str, Option<ObjectRef>, Option<String>);
@@ -429,6 +432,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         .collect();
     super::units::add_patch_texts(&report, &mut originals);
     let mut outcome = first_outcome(&report, options.unsafe_fixes);
+    outcome.checks = 1;
     let reported_rules: HashSet<&'static str> =
         report.findings.iter().map(|f| f.rule.code).collect();
     let mut current = originals.clone();
@@ -474,6 +478,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         }
         let before = counts(&report.findings);
         let mut after_report = recheck.check(&check_options, &trial)?;
+        outcome.checks += 1;
         let after = counts(&after_report.findings);
         let after_by_file = grouped_by_file(&after);
         let fixed_next = ids_of(&after_report, |f| {
@@ -504,6 +509,7 @@ pub fn plan(options: &FixOptions) -> Result<Outcome, Error> {
         }
         if undone {
             after_report = recheck.check(&check_options, &trial)?;
+            outcome.checks += 1;
         }
         current = trial;
         report = after_report;

@@ -313,4 +313,40 @@ mod tests {
             assert!(!shown.is_empty(), "{written}");
         }
     }
+
+    /// Only a matcher KubeVirt removed (the instance type's or the preference's) spares a
+    /// sync-breaking change: one elsewhere stays sync-breaking when the stored VM lacks its
+    /// parent too.
+    #[test]
+    fn a_sync_breaking_change_outside_the_matchers_stays_sync_breaking() {
+        let written = json!({"metadata": {"name": "vm"}, "spec": {"template": {"spec": {}},
+            "preference": {"inferFromVolume": "root", "inferFromVolumeFailurePolicy": "Ignore"}}});
+        let stored = json!({"spec": {}});
+        let leaf = FieldPath::parse("spec.preference.inferFromVolume");
+        assert_eq!(
+            leaf_kind(
+                &rules::INFERENCE_REWRITTEN,
+                &leaf,
+                (&written, &stored),
+                GitOps::ArgoCd
+            ),
+            DriftKind::OutOfSync
+        );
+        let rule = &rules::REFERENCE_POLICY_EXPAND;
+        for leaf in [
+            "spec.template.spec.domain.cpu.sockets",
+            "metadata.annotations.expanded",
+        ] {
+            assert_eq!(
+                leaf_kind(
+                    rule,
+                    &FieldPath::parse(leaf),
+                    (&written, &stored),
+                    GitOps::ArgoCd
+                ),
+                DriftKind::SyncBreaking,
+                "{leaf}"
+            );
+        }
+    }
 }

@@ -198,6 +198,7 @@ fn flatten(tokens: &[Token]) -> Option<Vec<Vec<Token>>> {
                             if expanded.len() >= MAX_ALTERNATIVES {
                                 return None;
                             }
+                            count_steps(head.len() + tail.len());
                             let mut joined = head.clone();
                             for token in &tail {
                                 if !(token == &Token::Any && joined.last() == Some(&Token::Any)) {
@@ -222,10 +223,26 @@ fn flatten(tokens: &[Token]) -> Option<Vec<Vec<Token>>> {
     Some(out)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Table cells filled and tokens joined on this thread: tests bound a pattern's cost with
+    /// it, which does not depend on the machine's load as a time does.
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn count_steps(count: usize) {
+    #[cfg(test)]
+    STEPS.with(|steps| steps.set(steps.get() + count as u64));
+    #[cfg(not(test))]
+    let _ = count;
+}
+
 /// Whether the whole of `text` matches `tokens` (no alternatives left): a table of which
 /// (token, character) suffixes match, so no pattern takes more than tokens × text steps.
 fn matches(tokens: &[Token], text: &[char], dialect: Dialect) -> bool {
     let width = text.len() + 1;
+    count_steps(tokens.len() * width);
     // matched[t * width + i]: tokens[t..] matches text[i..].
     let mut matched = vec![false; (tokens.len() + 1) * width];
     matched[tokens.len() * width + text.len()] = true;
@@ -289,15 +306,28 @@ mod tests {
 
     #[test]
     fn hostile_patterns_stay_bounded() {
-        let started = std::time::Instant::now();
+        let steps = |run: &dyn Fn()| {
+            let before = STEPS.with(std::cell::Cell::get);
+            run();
+            STEPS.with(std::cell::Cell::get) - before
+        };
+        // Backtracking tries each way of spreading 4,000 characters over 200 stars; the table
+        // has a cell per token and character.
         let pattern = "*a".repeat(200) + "b";
         let text = "a".repeat(4000);
-        assert!(!matches_include(&pattern, &text));
-        assert_eq!(path_match(&pattern, &text), Ok(false));
-        assert!(!matches_include(&"{".repeat(100_000), "x"));
-        assert!(!matches_include(&"{a,b}".repeat(20), "a"));
-        assert!(path_match(&"a".repeat(10_000), "a").is_err());
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let cells = (2 * 200 + 1) * (4000 + 1);
+        let used = steps(&|| {
+            assert!(!matches_include(&pattern, &text));
+            assert_eq!(path_match(&pattern, &text), Ok(false));
+        });
+        assert!(used <= 2 * cells, "{used} steps");
+        // 2^20 alternatives are cut at MAX_ALTERNATIVES patterns of at most 20 tokens.
+        let used = steps(&|| {
+            assert!(!matches_include(&"{".repeat(100_000), "x"));
+            assert!(!matches_include(&"{a,b}".repeat(20), "a"));
+            assert!(path_match(&"a".repeat(10_000), "a").is_err());
+        });
+        assert!(used <= 2 * 20 * MAX_ALTERNATIVES as u64, "{used} steps");
     }
 
     #[test]

@@ -35,6 +35,14 @@ impl Steps {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Chunks and pattern elements tried on this thread, counted apart from `Steps`: tests check
+    /// with it that the budget pays for all the work, which does not depend on the machine's
+    /// load as a time does.
+    pub(super) static ELEMENTS_TRIED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The replacement character Go's decoder returns for a byte that starts no valid sequence.
 pub(super) const REPLACEMENT: u32 = 0xFFFD;
 
@@ -112,9 +120,13 @@ fn match_chunk<'n>(
     steps: &mut Steps,
 ) -> Result<Option<&'n [u8]>, Stop> {
     steps.take(chunk.len() + 1)?;
+    #[cfg(test)]
+    ELEMENTS_TRIED.with(|tried| tried.set(tried.get() + 1));
     let mut chunk = chunk;
     let mut name = name;
     while let Some(&element) = chunk.first() {
+        #[cfg(test)]
+        ELEMENTS_TRIED.with(|tried| tried.set(tried.get() + 1));
         if name.is_empty() {
             return Ok(None);
         }

@@ -137,10 +137,12 @@ impl<'a> Pass<'a> {
         loop {
             let rest = &self.text[self.pos..];
             let Some(found) = memchr::memchr2(b'$', 0, rest) else {
+                count_read(rest.len());
                 self.out.extend_from_slice(rest);
                 self.pos = self.text.len();
                 return false;
             };
+            count_read(found + 1);
             self.out.extend_from_slice(&rest[..found]);
             self.pos += found;
             if self.text[self.pos] == 0 {
@@ -472,6 +474,7 @@ impl<'a> Pass<'a> {
     }
 
     fn char_at(&self, at: usize) -> Option<char> {
+        count_read(1);
         let rest = self.text.get(at..)?;
         let head = &rest[..rest.len().min(4)];
         let valid = match std::str::from_utf8(head) {
@@ -566,4 +569,19 @@ fn is_name_character(character: char) -> bool {
             | GeneralCategory::OtherLetter
             | GeneralCategory::DecimalNumber
     )
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes of the text searched and characters decoded on this thread: tests bound a
+    /// substitution's cost with it, which does not depend on the machine's load as a time does.
+    pub(super) static READ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn count_read(count: usize) {
+    #[cfg(test)]
+    READ.with(|read| read.set(read.get() + count as u64));
+    #[cfg(not(test))]
+    let _ = count;
 }

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use foldhash::{HashMap, HashMapExt};
 use saphyr_parser::{Event, Marker, ScalarStyle, ScanError, Span as ParserSpan, Tag};
 
-use super::super::node::{Entry, INDEXED_FROM, KeyIndex, Mapping, Node, Pos, Span, Value};
+use super::super::node::{
+    Entry, INDEXED_FROM, KeyIndex, Mapping, Node, Pos, Span, Value, count_compared_keys,
+};
 use super::super::scalar::{describe, is_plain_string, resolve_plain};
 use super::super::split::Chunk;
 use super::cost::{Cost, bytes_text, node_cost};
@@ -322,20 +324,25 @@ impl<'a> Builder<'a> {
                         let keys = entries.iter().enumerate();
                         *index = Some(keys.map(|(i, e)| (e.key.as_str().into(), i)).collect());
                     }
-                    let first =
-                        match index {
-                            // A later duplicate stands at the end, where the first one is dropped.
-                            Some(index) => index
+                    let first = match index {
+                        // A later duplicate stands at the end, where the first one is dropped.
+                        Some(index) => {
+                            count_compared_keys(1);
+                            index
                                 .insert(key_text.as_str().into(), entries.len())
                                 .map(|i| {
                                     replaced.push(i);
                                     entries[i].key_span
-                                }),
-                            None => entries
-                                .iter()
-                                .position(|e| e.key == key_text)
-                                .map(|i| entries.remove(i).key_span),
-                        };
+                                })
+                        }
+                        None => entries
+                            .iter()
+                            .position(|e| {
+                                count_compared_keys(1);
+                                e.key == key_text
+                            })
+                            .map(|i| entries.remove(i).key_span),
+                    };
                     if let Some(first) = first {
                         self.notices.push(Notice {
                             span: key_span,
@@ -521,6 +528,7 @@ fn merge_into(entries: &mut Vec<Entry>, merges: Vec<Node>) {
         for source in sources {
             if let Value::Map(merged) = source.value {
                 for entry in merged.into_vec() {
+                    count_compared_keys(1);
                     if present.insert(entry.key.clone()) {
                         entries.push(entry);
                     }
