@@ -221,7 +221,11 @@ fn gates(gates: &str) -> String {
 fn v1_8_needs_its_gates_for_volume_hotplug_and_network_renames() {
     let added = with_hotplug_volume("            disk: {bus: scsi}\n");
     let v1_8 = effect_at(&[&plain(""), CLAIM], &[&added, CLAIM], 8);
-    assert_eq!(v1_8.kind, EffectKind::LiveUpdate, "{v1_8:?}");
+    assert_eq!(v1_8.kind, EffectKind::NoRestart, "{v1_8:?}");
+    assert_eq!(
+        v1_8.message,
+        "updated without a restart (the running VM is not changed)"
+    );
     assert_eq!(
         v1_8.details,
         [
@@ -243,4 +247,28 @@ fn v1_8_needs_its_gates_for_volume_hotplug_and_network_renames() {
     assert_eq!(with_gate.kind, EffectKind::LiveUpdate, "{with_gate:?}");
     let v1_9 = effect(&[&networked(true, "")], &[&renamed]);
     assert_eq!(v1_9.kind, EffectKind::LiveUpdate, "{v1_9:?}");
+}
+
+/// Without DeclarativeHotplugVolumes (Alpha, off, at v1.6 to v1.8) `sync` never calls
+/// `handleDeclarativeVolumeHotplug`: beside a restart the added volume is not applied live
+/// either (KubeVirt v1.8.0 `pkg/virt-controller/watch/vm/vm.go`).
+#[test]
+fn an_unattached_hotplug_volume_is_not_applied_live_beside_a_restart() {
+    let added = with_hotplug_volume("            disk: {bus: scsi}\n");
+    let model = |vm: &str| {
+        vm.replace(
+            "cpu: {sockets: 1, cores: 1, threads: 1}",
+            "cpu: {sockets: 1, cores: 1, threads: 1, model: host-passthrough}",
+        )
+    };
+    let restart = effect_at(&[&plain(""), CLAIM], &[&model(&added), CLAIM], 8);
+    assert_eq!(restart.kind, EffectKind::RestartRequired, "{restart:?}");
+    assert!(applied(&restart).is_empty(), "{restart:?}");
+    assert_eq!(
+        restart.details.last().map(String::as_str),
+        Some(
+            "the template's hotpluggable volumes changed; KubeVirt v1.8 attaches them only with the DeclarativeHotplugVolumes gate (else virtctl addvolume does)"
+        ),
+        "{restart:?}"
+    );
 }

@@ -180,7 +180,7 @@ func liveClusterConfig(kv *virtv1.KubeVirt) (*virtconfig.ClusterConfig, cache.St
 	kv.Namespace = "kubevirt"
 	kv.Status.DefaultArchitecture = clusterArch
 	config, crdInformer, kvStore := testutils.NewFakeClusterConfigUsingKVWithCPUArch(kv, clusterArch)
-	addDataSourceAPI(crdInformer)
+	addCDIAPIs(crdInformer)
 	return config, kvStore
 }
 
@@ -430,7 +430,11 @@ func runPair(dir string) (*pairResult, error) {
 		}
 	}
 	w.setKubeVirt(head.kv)
-	updateRequest := appliedRequest(base.vm, created.mutated, head.vm, namespace)
+	live, err := liveObject(running)
+	if err != nil {
+		return nil, err
+	}
+	updateRequest := appliedRequest(base.vm, live, head.vm, namespace)
 	updated, err := admitVMUpdate(w.cluster, updateRequest, running, head.vm.name, namespace)
 	if err != nil {
 		return nil, err
@@ -595,10 +599,27 @@ func (w *liveWorld) upsert(object runtime.Object) error {
 	return err
 }
 
+// liveObject is the stored VM as the controller left it, without its status: what
+// `kubectl apply` (or a server-side apply) patches. Up to v1.4 the controller has written the
+// matchers' revisionName into its spec by then (InstancetypeMethods.StoreControllerRevisions).
+func liveObject(vm *virtv1.VirtualMachine) (map[string]interface{}, error) {
+	generic, err := toGeneric(vm)
+	if err != nil {
+		return nil, err
+	}
+	object, ok := generic.(map[string]interface{})
+	if !ok {
+		return nil, fmt.Errorf("oracle: the stored VM is not an object")
+	}
+	delete(object, "status")
+	return object, nil
+}
+
 // appliedRequest is what `kubectl apply` sends when the manifest changes from base to head:
-// head, plus what the server set on the stored object that base did not write and head does
-// not write either (the firmware UUID and serial the mutating webhook drew, annotations it
-// added). Only mapping keys are merged; lists are taken from head as written.
+// head, plus what the server and the controllers set on the stored object that base did not
+// write and head does not write either (the firmware UUID and serial the mutating webhook
+// drew, annotations it added, up to v1.4 the matchers' revisionName). Only mapping keys are
+// merged; lists are taken from head as written.
 func appliedRequest(base manifest, stored map[string]interface{}, head manifest, namespace string) map[string]interface{} {
 	request := requestOf(head, namespace)
 	written := requestOf(base, namespace)

@@ -66,6 +66,16 @@ pub(crate) enum TemplateUpdate {
     Live(Vec<String>),
 }
 
+/// What the controller does with a running VM whose template spec changed, and the changes
+/// it takes over into the VM without bringing them to the running VM.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RunningVmUpdate {
+    pub(crate) update: TemplateUpdate,
+    /// Hotpluggable volumes added or removed while `handleDeclarativeVolumeHotplug` is off:
+    /// no restart, and the running VM keeps its volumes.
+    pub(crate) pending: Vec<String>,
+}
+
 /// What a running VM needs to know about its cluster.
 pub(crate) struct Cluster<'a> {
     pub(crate) rollout: Rollout,
@@ -126,30 +136,42 @@ pub(crate) fn update_running_vm(
     current: &Value,
     cluster: &Cluster<'_>,
     volume_migration: bool,
-) -> Option<TemplateUpdate> {
+) -> Option<RunningVmUpdate> {
     let (base, head) = (without_empty(last), without_empty(current));
     if base == head {
         return None;
     }
-    let mut applied = hotplugged(&base, &head, cluster);
-    let takeover = sync_restart_required(&base, &head, volume_migration, cluster);
+    let Hotplug { applied, pending } = hotplugged(&base, &head, cluster);
+    let update = template_update(&base, head, cluster, volume_migration, applied);
+    Some(RunningVmUpdate { update, pending })
+}
+
+/// [`update_running_vm`] once the volume and network handlers applied their part (`applied`).
+fn template_update(
+    base: &Value,
+    head: Value,
+    cluster: &Cluster<'_>,
+    volume_migration: bool,
+    mut applied: Vec<String>,
+) -> TemplateUpdate {
+    let takeover = sync_restart_required(base, &head, volume_migration, cluster);
     if takeover.seen != head {
-        return Some(TemplateUpdate::NotLiveUpdatable {
+        return TemplateUpdate::NotLiveUpdatable {
             seen: takeover.seen,
             head,
             applied,
-        });
+        };
     }
     if cluster.rollout == Rollout::Stage {
-        return Some(TemplateUpdate::Live(applied));
+        return TemplateUpdate::Live(applied);
     }
     // The CPU and the memory handlers judge their parts separately: the first refusal leads,
     // every refused part is listed, and what the others accept is applied all the same.
     let mut refused = Refused::default();
-    handle_cpu_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
-    handle_memory_hotplug_request(&base, &head, cluster, &mut refused, &mut applied);
+    handle_cpu_hotplug_request(base, &head, cluster, &mut refused, &mut applied);
+    handle_memory_hotplug_request(base, &head, cluster, &mut refused, &mut applied);
     if !volume_migration {
-        handle_volume_replacement(&base, &head, cluster, &mut refused);
+        handle_volume_replacement(base, &head, cluster, &mut refused);
     }
     if takeover.placement {
         applied.push(
@@ -158,19 +180,19 @@ pub(crate) fn update_running_vm(
         );
     }
     if let Some(refusal) = refused.first {
-        return Some(TemplateUpdate::Refused {
+        return TemplateUpdate::Refused {
             refusal,
             parts: refused.parts,
             applied,
-        });
+        };
     }
-    if volume_migration && claims_changed(&base, &head) {
+    if volume_migration && claims_changed(base, &head) {
         applied.push(
             "volumes moved to their new claims by a volume migration (updateVolumesStrategy: Migration)"
                 .to_owned(),
         );
     }
-    Some(TemplateUpdate::Live(applied))
+    TemplateUpdate::Live(applied)
 }
 
 /// What `syncRestartRequired` takes over from `head` into the last template before comparing.
@@ -231,10 +253,17 @@ fn sync_restart_required(
     Takeover { seen, placement }
 }
 
-/// What the volume and network handlers apply to the running VM whatever else happens:
-/// hotpluggable volumes added or removed, network interfaces hotplugged.
-fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> {
-    let mut applied = Vec::new();
+/// What the volume and network handlers do whatever else happens.
+struct Hotplug {
+    /// Applied to the running VM: hotpluggable volumes added or removed, network interfaces
+    /// hotplugged.
+    applied: Vec<String>,
+    /// Taken over without reaching the running VM (see [`RunningVmUpdate::pending`]).
+    pending: Vec<String>,
+}
+
+fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Hotplug {
+    let (mut applied, mut pending) = (Vec::new(), Vec::new());
     let (old, new) = (named(base.get("volumes")), named(head.get("volumes")));
     let hotplug_changed = old
         .iter()
@@ -247,7 +276,7 @@ fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> 
     if hotplug_changed && cluster.declarative_hotplug {
         applied.push("hotpluggable volumes attached or detached".to_owned());
     } else if hotplug_changed {
-        applied.push(format!(
+        pending.push(format!(
             "the template's hotpluggable volumes changed; KubeVirt {} attaches them only with the DeclarativeHotplugVolumes gate (else virtctl addvolume does)",
             cluster.version
         ));
@@ -283,7 +312,7 @@ fn hotplugged(base: &Value, head: &Value, cluster: &Cluster<'_>) -> Vec<String> 
             ));
         }
     }
-    applied
+    Hotplug { applied, pending }
 }
 
 /// The refusals of the hotplug handlers.
@@ -544,7 +573,7 @@ mod tests {
     ) -> Option<TemplateUpdate> {
         let settings = ClusterSettings::default();
         let cluster = Cluster::new(rollout, &settings, &ClusterProfile::new(version));
-        update_running_vm(last, current, &cluster, false)
+        update_running_vm(last, current, &cluster, false).map(|running| running.update)
     }
 
     /// The `RestartRequired` message of the first refusal, or `live` when all is applied.

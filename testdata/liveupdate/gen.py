@@ -553,15 +553,32 @@ pair("liveupdate-gate-memory", base, changed(base, set_memory(guest="4Gi")), gat
 pair("liveupdate-gate-node-selector", base, changed(base, set_template(nodeSelector=selector)), gated)
 pair("liveupdate-gate-hotplug-volume", base, changed(base, add_volume(True)), gated + claims)
 
+# --- other architectures before v1.8: only with the MultiArchitecture gate (Alpha) ----------
+multi_arch = [kubevirt({"developerConfiguration": {"featureGates": ["MultiArchitecture"]}})]
+pair("arm64-gate-sockets", arm, changed(arm, set_cpu(sockets=2)), multi_arch)
+pair("arm64-gate-memory", arm, changed(arm, set_memory(guest="4Gi")), multi_arch)
+pair("arm64-gate-node-selector", arm, changed(arm, set_template(nodeSelector=selector)), multi_arch)
+pair("arm64-gate-maxsockets-sockets", arm_max, changed(arm_max, set_cpu(sockets=2)), multi_arch)
+pair("s390x-gate-sockets", s390x, changed(s390x, set_cpu(sockets=2)), multi_arch)
+pair("s390x-gate-memory", s390x, changed(s390x, set_memory(guest="4Gi")), multi_arch)
+
+# --- declarative volume hotplug (Alpha from v1.6, Beta at v1.9) -----------------------------
+declarative = [kubevirt({"developerConfiguration": {"featureGates": ["DeclarativeHotplugVolumes"]}})]
+pair("declarative-gate-hotplug-volume", base, changed(base, add_volume(True)), declarative + claims)
+
 
 def write(root):
+    """Writes every pair's base.yaml and head.yaml; folders of pairs no longer listed are
+    removed, the oracle's expected*.json of the others are kept (regenerate them when a
+    pair's files change)."""
+    folders = [f"{index:03d}-{name}" for index, (name, _, _) in enumerate(PAIRS, 1)]
     for entry in os.listdir(root):
         path = os.path.join(root, entry)
-        if os.path.isdir(path) and entry[:3].isdigit():
+        if os.path.isdir(path) and entry[:3].isdigit() and entry not in folders:
             shutil.rmtree(path)
-    for index, (name, base_docs, head_docs) in enumerate(PAIRS, 1):
-        folder = os.path.join(root, f"{index:03d}-{name}")
-        os.makedirs(folder)
+    for name, (_, base_docs, head_docs) in zip(folders, PAIRS):
+        folder = os.path.join(root, name)
+        os.makedirs(folder, exist_ok=True)
         for file, docs in (("base.yaml", base_docs), ("head.yaml", head_docs)):
             with open(os.path.join(folder, file), "w") as out:
                 yaml.safe_dump_all(docs, out, sort_keys=False)

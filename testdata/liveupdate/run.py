@@ -25,6 +25,7 @@ line is `N passed, M failed`.
 `--kubevirt-version vX.Y`; without it, `expected.json` (v1.9) and kvlint's default release.
 """
 
+import concurrent.futures
 import json
 import os
 import re
@@ -148,7 +149,7 @@ def main():
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     binary, root = os.path.abspath(args[0]), args[1]
-    passed = failed = 0
+    scored = []
     for name in sorted(os.listdir(root)):
         folder = os.path.join(root, name)
         expected_file = os.path.join(folder, f"expected-{release}.json" if release else "expected.json")
@@ -156,9 +157,13 @@ def main():
             continue
         with open(expected_file) as f:
             expected = expected_verdict(json.load(f))
-        if expected is None:
-            continue
-        effect, error = kvlint_verdict(binary, folder, release)
+        if expected is not None:
+            scored.append((name, folder, expected))
+    # One kvlint process per pair, as many at once as there are CPUs; reported in pair order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        verdicts = list(pool.map(lambda pair: kvlint_verdict(binary, pair[1], release), scored))
+    passed = failed = 0
+    for (name, _, expected), (effect, error) in zip(scored, verdicts):
         problem = error or judge(expected, effect)
         if problem:
             failed += 1

@@ -10,7 +10,8 @@ use crate::controller::liveupdate::Rollout;
 use crate::controller::liveupdate::defaults::HotplugOff;
 use crate::controller::liveupdate::memory::Unsupported;
 use crate::controller::vm::{
-    Cluster, NO_MEMORY_HOTPLUG, NON_LIVE_UPDATABLE, Refusal, TemplateUpdate, update_running_vm,
+    Cluster, NO_MEMORY_HOTPLUG, NON_LIVE_UPDATABLE, Refusal, RunningVmUpdate, TemplateUpdate,
+    update_running_vm,
 };
 use crate::k8s::quantity::{Format, Quantity};
 use crate::render::defaults::{derived_memory_request, set_vmi_spec_defaults};
@@ -23,43 +24,50 @@ pub(super) fn template_effect(
     cluster: &Cluster<'_>,
     volume_migration: bool,
 ) -> Option<Effect> {
-    Some(
-        match update_running_vm(last, current, cluster, volume_migration)? {
-            TemplateUpdate::NotLiveUpdatable {
-                seen,
-                head,
-                applied,
-            } => Effect::restart(
-                NON_LIVE_UPDATABLE,
-                with_applied(field_lines(&seen, &head), applied),
-            ),
-            TemplateUpdate::Refused {
-                refusal,
-                mut parts,
-                applied,
-            } => {
-                let reason = match refusal {
-                    Refusal::RestartRequired(message) => message,
-                    Refusal::NoMemoryHotplug(off) => {
-                        parts.push(format!(
-                            "memory hotplug is not available for {}",
-                            hotplug_off_reason(off, &architecture_of(last))
-                        ));
-                        NO_MEMORY_HOTPLUG.to_owned()
-                    }
-                };
-                Effect::restart(&reason, with_applied(parts, applied))
-            }
-            TemplateUpdate::Live(applied) => {
-                let message = match cluster.rollout {
-                    Rollout::LiveUpdate => "applied live (LiveUpdate)",
-                    // With Stage only volume and interface hotplug reach a running VM.
-                    Rollout::Stage => "applied live (hotplug)",
-                };
-                Effect::new(EffectKind::LiveUpdate, message).with_details(applied)
-            }
-        },
-    )
+    let RunningVmUpdate { update, pending } =
+        update_running_vm(last, current, cluster, volume_migration)?;
+    let mut effect = match update {
+        TemplateUpdate::NotLiveUpdatable {
+            seen,
+            head,
+            applied,
+        } => Effect::restart(
+            NON_LIVE_UPDATABLE,
+            with_applied(field_lines(&seen, &head), applied),
+        ),
+        TemplateUpdate::Refused {
+            refusal,
+            mut parts,
+            applied,
+        } => {
+            let reason = match refusal {
+                Refusal::RestartRequired(message) => message,
+                Refusal::NoMemoryHotplug(off) => {
+                    parts.push(format!(
+                        "memory hotplug is not available for {}",
+                        hotplug_off_reason(off, &architecture_of(last))
+                    ));
+                    NO_MEMORY_HOTPLUG.to_owned()
+                }
+            };
+            Effect::restart(&reason, with_applied(parts, applied))
+        }
+        // The controller takes the change over and the running VM keeps what it has.
+        TemplateUpdate::Live(applied) if applied.is_empty() && !pending.is_empty() => Effect::new(
+            EffectKind::NoRestart,
+            "updated without a restart (the running VM is not changed)",
+        ),
+        TemplateUpdate::Live(applied) => {
+            let message = match cluster.rollout {
+                Rollout::LiveUpdate => "applied live (LiveUpdate)",
+                // With Stage only volume and interface hotplug reach a running VM.
+                Rollout::Stage => "applied live (hotplug)",
+            };
+            Effect::new(EffectKind::LiveUpdate, message).with_details(applied)
+        }
+    };
+    effect.details.extend(pending);
+    Some(effect)
 }
 
 /// A rendered template spec as the VM controller compares it: as the API server stores it,

@@ -40,7 +40,8 @@ pub enum EffectKind {
     /// The VM manifest is unchanged; only an instance type or preference it uses changed,
     /// which an existing VM does not see.
     KeepsRevision,
-    /// The VM object changes, the template spec does not.
+    /// The VM object changes, the running VM does not: no field of the template spec changed,
+    /// or the controller takes the change over without applying it.
     NoRestart,
     /// The VM is not running; the change applies when it starts.
     AppliedAtStart,
