@@ -140,11 +140,6 @@ fn wrapper_findings(object: &Object) -> Option<Finding> {
             "apiVersion",
             "kubevirt.io/v1alpha3 is deprecated; use kubevirt.io/v1".to_owned(),
         ),
-        (crate::k8s::KUBEVIRT_GROUP, _, "VirtualMachine") if object.node.get("spec").and_then(|s| s.get("flavor")).is_some() => finding(
-            &rules::DEPRECATED_VM_API,
-            "spec.flavor",
-            "spec.flavor was retired before KubeVirt v1.0 and is pruned by the API server; use spec.instancetype".to_owned(),
-        ),
         _ => None,
     }
 }
