@@ -1,9 +1,11 @@
 //! One problem, one finding, in `--format json` too: a field the API server drops is one
-//! unknown-field finding that carries the drift.
+//! unknown-field finding that carries the drift; an instance type without a spec is refused
+//! once.
 
 mod common;
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -178,5 +180,83 @@ fn a_refused_vm_s_unknown_field_carries_no_drift() {
             .iter()
             .any(|d| d["category"] == "reject"),
         "{report:#}"
+    );
+}
+
+#[test]
+fn an_instance_type_without_a_spec_is_refused_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for (name, spec) in [
+        ("absent", ""),
+        ("empty", "spec: null\n"),
+        ("listed", "spec: []\n"),
+    ] {
+        let _ = write!(
+            text,
+            "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineClusterPreference\nmetadata:\n  name: {name}\n{spec}---\n"
+        );
+    }
+    std::fs::write(dir.path().join("preferences.yaml"), text).unwrap();
+    let report = check_json(dir.path(), "preferences.yaml");
+    let found: Vec<(u64, &str, &str)> = diagnostics(&report)
+        .iter()
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap_or_default(),
+                d["code"].as_str().unwrap_or_default(),
+                d["path"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (1, "KV0015", "spec"),
+            (6, "KV0015", "spec"),
+            (16, "KV0015", "spec")
+        ]
+    );
+}
+
+#[test]
+fn a_value_the_schema_refuses_is_not_refused_again_by_the_webhook() {
+    let dir = tempfile::tempdir().unwrap();
+    let instancetype = |name: &str, cpu: &str, memory: &str| {
+        format!(
+            "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: {name}\nspec:\n  cpu:\n    guest: {cpu}\n  memory:\n    guest: 1Gi\n{memory}---\n"
+        )
+    };
+    let text = [
+        instancetype("over", "1", "    overcommitPercent: 150\n"),
+        instancetype("typed", "two", ""),
+        // The schema accepts these; KubeVirt's webhook refuses them.
+        instancetype("negative", "-1", ""),
+        instancetype(
+            "hugepages",
+            "1",
+            "    overcommitPercent: 10\n    hugepages:\n      pageSize: 2Mi\n",
+        ),
+    ]
+    .concat();
+    std::fs::write(dir.path().join("instancetypes.yaml"), text).unwrap();
+    let report = check_json(dir.path(), "instancetypes.yaml");
+    let found: Vec<(&str, &str)> = diagnostics(&report)
+        .iter()
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap_or_default(),
+                d["code"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("over", "KV0015"),
+            ("typed", "KV0015"),
+            ("negative", "KV1012"),
+            ("hugepages", "KV1013")
+        ]
     );
 }
