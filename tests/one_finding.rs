@@ -1,6 +1,6 @@
 //! One problem, one finding, in `--format json` too: a field the API server drops is one
 //! unknown-field finding that carries the drift; an instance type without a spec is refused
-//! once.
+//! once; a base that fails to build is reported once, naming every unit that uses it.
 
 mod common;
 
@@ -259,4 +259,41 @@ fn a_value_the_schema_refuses_is_not_refused_again_by_the_webhook() {
             ("hugepages", "KV1013")
         ]
     );
+}
+
+#[test]
+fn a_base_that_does_not_build_is_one_finding_naming_every_unit() {
+    if !common::kustomize_available("a_base_that_does_not_build_is_one_finding_naming_every_unit") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |file: &str, text: &str| {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "base/kustomization.yaml",
+        "resources:\n  - vm.yaml\n  - missing.yaml\n",
+    );
+    write("base/vm.yaml", common::WITNESS);
+    for overlay in ["dev", "prod"] {
+        write(
+            &format!("overlays/{overlay}/kustomization.yaml"),
+            &format!("namePrefix: {overlay}-\nresources:\n  - ../../base\n"),
+        );
+    }
+    let report = check_json(dir.path(), ".");
+    let failed: Vec<&Value> = diagnostics(&report)
+        .iter()
+        .filter(|d| d["code"] == "KV0020")
+        .collect();
+    assert_eq!(failed.len(), 1, "{report:#}");
+    let message = failed[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cannot build overlays/dev and overlays/prod: "),
+        "{message}"
+    );
+    assert_eq!(failed[0]["file"], "base/kustomization.yaml");
+    assert_eq!(failed[0]["line"], 3);
 }
