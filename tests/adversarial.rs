@@ -478,7 +478,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV0015 spec.preferSpreadSocketToCoreRatio",
             "KV1006 spec.instancetype",
             "KV1007 spec.preference",
-            "KV1012 spec",
         ],
     ),
     (
@@ -493,7 +492,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV1007 spec.preference",
             "KV1008 spec.template.spec.domain.resources.requests.cpu",
             "KV1008 spec.template.spec.domain.resources.requests.memory",
-            "KV1012 spec",
         ],
     ),
     (
@@ -507,7 +505,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV0015 spec.preferSpreadSocketToCoreRatio",
             "KV1006 spec.instancetype",
             "KV1007 spec.preference",
-            "KV1012 spec",
         ],
     ),
     (
@@ -527,7 +524,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV1001 spec.template.spec.domain.cpu.sockets",
             "KV1001 spec.template.spec.domain.resources.requests.cpu",
             "KV1001 spec.template.spec.domain.resources.requests.memory",
-            "KV1013 spec.memory.overcommitPercent",
         ],
     ),
     (
@@ -538,7 +534,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV1001 spec.template.spec.domain.cpu.sockets",
             "KV1001 spec.template.spec.domain.resources.requests.cpu",
             "KV1001 spec.template.spec.domain.resources.requests.memory",
-            "KV1013 spec.memory.overcommitPercent",
         ],
     ),
     (
@@ -561,7 +556,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV0015 spec.preferSpreadSocketToCoreRatio",
             "KV1006 spec.instancetype",
             "KV1007 spec.preference",
-            "KV1012 spec",
         ],
     ),
     (
@@ -576,7 +570,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV1007 spec.preference",
             "KV1008 spec.template.spec.domain.resources.requests.cpu",
             "KV1008 spec.template.spec.domain.resources.requests.memory",
-            "KV1012 spec",
         ],
     ),
     (
@@ -589,7 +582,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV0015 spec.preferSpreadSocketToCoreRatio",
             "KV1006 spec.instancetype",
             "KV1007 spec.preference",
-            "KV1012 spec",
         ],
     ),
     (
@@ -604,7 +596,6 @@ const EDGES: &[(&str, &[&str])] = &[
             "KV1006 spec.instancetype",
             "KV1007 spec.preference",
             "KV1008 spec.template.spec.domain.resources.requests.memory",
-            "KV1012 spec",
         ],
     ),
     (

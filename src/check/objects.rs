@@ -25,9 +25,23 @@ pub(super) fn object_findings(
     out.extend(crate::schema::check_object_for_release(object, version));
     out.extend(crate::schema::check_vm_matchers(object));
     out.extend(crate::schema::check_with_locations(object, locations));
-    out.extend(crate::admission::objects::check_object(object, version));
+    let webhook = crate::admission::objects::check_object(object, version);
+    let refused_by_schema = out.iter().any(|f| f.rule == &rules::SCHEMA_VIOLATION);
+    out.extend(
+        webhook
+            .into_iter()
+            .filter(|f| !(refused_by_schema && is_validating_webhook_finding(f))),
+    );
     out.extend(super::pool_admission::findings(object, version));
     out
+}
+
+/// Whether a finding is what KubeVirt's validating webhook for instance types and preferences
+/// says. The API server validates an object against its CRD schema before validating webhooks
+/// run: an object the schema refuses (KV0015) never reaches the webhook, so the webhook's
+/// refusal of the same value would describe the same problem twice.
+fn is_validating_webhook_finding(finding: &Finding) -> bool {
+    finding.rule == &rules::INVALID_SPEC_OBJECT || finding.rule == &rules::OBJECT_REJECTED
 }
 
 /// Group, kind, namespace, name, and the unit the object is applied with, NUL-separated: one
@@ -139,11 +153,6 @@ fn wrapper_findings(object: &Object) -> Option<Finding> {
             &rules::DEPRECATED_VM_API,
             "apiVersion",
             "kubevirt.io/v1alpha3 is deprecated; use kubevirt.io/v1".to_owned(),
-        ),
-        (crate::k8s::KUBEVIRT_GROUP, _, "VirtualMachine") if object.node.get("spec").and_then(|s| s.get("flavor")).is_some() => finding(
-            &rules::DEPRECATED_VM_API,
-            "spec.flavor",
-            "spec.flavor was retired before KubeVirt v1.0 and is pruned by the API server; use spec.instancetype".to_owned(),
         ),
         _ => None,
     }

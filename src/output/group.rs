@@ -1,11 +1,7 @@
 //! What the human, GitHub and Markdown reports show: one item per problem. `--format json` keeps
-//! every finding (conformance needs every drift leaf); these reports instead
-//!
-//! - leave out a drop or normalisation finding (KV3008, KV0010) at the position and path of an
-//!   unknown-field finding (KV0014): the field is unknown, that it is dropped follows;
-//! - leave out a KV1012 that repeats the KV0015 at its position word for word;
-//! - gather the defaults KubeVirt's webhook writes into one VM (KV3003, KV3004, KV3006, KV3007)
-//!   into one item with one snippet to commit.
+//! one finding per field (conformance needs every drift leaf); these reports gather the defaults
+//! KubeVirt's webhook writes into one VM (KV3003, KV3004, KV3006, KV3007) into one item with one
+//! snippet to commit.
 
 use serde_json::{Map, Value};
 
@@ -31,14 +27,10 @@ pub struct Defaults<'a> {
 /// The items of `findings` (sorted as every report is), in the same order; a defaults item
 /// stands where its first finding stood.
 pub fn items(findings: &[Finding]) -> Vec<Item<'_>> {
-    let shown: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| !is_superseded(f, findings))
-        .collect();
     let mut items: Vec<Item<'_>> = Vec::new();
     // Index in `items` of each VM's defaults item.
     let mut groups: Vec<(GroupKey<'_>, usize)> = Vec::new();
-    for finding in shown {
+    for finding in findings {
         let Some(key) = group_key(finding) else {
             items.push(Item::Single(finding));
             continue;
@@ -123,29 +115,6 @@ fn group_key(finding: &Finding) -> Option<GroupKey<'_>> {
             finding.severity,
         )
     })
-}
-
-/// Whether another finding at the same place already describes the problem of `finding`.
-fn is_superseded(finding: &Finding, all: &[Finding]) -> bool {
-    let code = finding.rule.code;
-    let same_place = |other: &&Finding| {
-        other.location.file == finding.location.file
-            && other.location.span.start == finding.location.span.start
-            && other.object == finding.object
-            && other.unit == finding.unit
-    };
-    if code == rules::NORMALIZED_BY_KUBEVIRT.code || code == rules::DEPRECATED_VM_API.code {
-        return all.iter().filter(same_place).any(|other| {
-            other.rule.code == rules::UNKNOWN_FIELD.code
-                && (finding.path.is_none() || other.path == finding.path)
-        });
-    }
-    if code == rules::INVALID_SPEC_OBJECT.code {
-        return all.iter().filter(same_place).any(|other| {
-            other.rule.code == rules::SCHEMA_VIOLATION.code && other.message == finding.message
-        });
-    }
-    false
 }
 
 impl Defaults<'_> {
@@ -381,25 +350,5 @@ mod tests {
             "spec:\n  template:\n    spec:\n      architecture: amd64\n      domain:\n        machine:\n          type: q35\n"
         );
         assert!(matches!(items[1], Item::Single(f) if f.location.span.start.line == 9));
-    }
-
-    #[test]
-    fn the_unknown_field_finding_owns_its_position() {
-        let at = Location::lines(Arc::from("vm.yaml"), (7, 3), (7, 9));
-        let findings = vec![
-            Finding::new(&rules::UNKNOWN_FIELD, at.clone(), "unknown").with_path("spec.flavor"),
-            Finding::new(&rules::NORMALIZED_BY_KUBEVIRT, at.clone(), "dropped")
-                .with_path("spec.flavor"),
-            Finding::new(&rules::DEPRECATED_VM_API, at.clone(), "retired").with_path("spec.flavor"),
-            Finding::new(&rules::NORMALIZED_BY_KUBEVIRT, at, "other").with_path("spec.other"),
-        ];
-        let codes: Vec<&str> = items(&findings)
-            .iter()
-            .map(|item| match item {
-                Item::Single(f) => f.rule.code,
-                Item::Defaults(_) => "group",
-            })
-            .collect();
-        assert_eq!(codes, ["KV0014", "KV3008"]);
     }
 }

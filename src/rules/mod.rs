@@ -96,7 +96,7 @@ rules! {
     WRAPPED_VM = "KV0009", "wrapped-vm", Info, Info,
         "A VirtualMachine inside a template kind that kvlint does not render.";
     DEPRECATED_VM_API = "KV0010", "deprecated-vm-api", Deprecation, Warning,
-        "A VirtualMachine uses an API version or field KubeVirt no longer serves.";
+        "A VirtualMachine uses an API version KubeVirt no longer serves.";
     UNSERVED_API_VERSION = "KV0011", "unserved-api-version", Schema, Error,
         "The object uses an API version the target KubeVirt release does not serve.";
     DEPRECATED_API_VERSION = "KV0012", "deprecated-api-version", Deprecation, Warning,

@@ -9,6 +9,7 @@ mod cache;
 mod chain;
 mod discover;
 pub mod envsubst;
+mod failed_builds;
 mod failure;
 mod flux;
 pub(crate) mod helm;
@@ -380,6 +381,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         ..StreamedUnits::default()
     };
     let left_unread = context.streamed.map(|streamed| streamed.document);
+    let mut failed = Vec::new();
     for (job, key) in jobs.into_iter().zip(keys) {
         let root = &job.root;
         let Some(Built {
@@ -397,13 +399,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 continue;
             }
             Err(NotBuilt::Failed(error)) => {
-                rendering.findings.push(failed_finding(
-                    &tool,
-                    root,
-                    error,
-                    &mut tree,
-                    &wrapper_dir,
-                ));
+                failed.push(failed_build(root, error, &mut tree, &wrapper_dir));
                 continue;
             }
         };
@@ -439,6 +435,9 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             });
         }
     }
+    rendering
+        .findings
+        .extend(failed_builds::findings(&tool.label, failed));
     rendering
         .findings
         .extend(never_applied(&files, &roots, &plan.entry_points));
@@ -954,20 +953,19 @@ fn build_job(
     result.map_err(NotBuilt::Failed)
 }
 
-/// The finding about a build the tool refused, at the place its message names.
-fn failed_finding(
-    tool: &Tool,
+/// A build the tool refused, at the place its message names, or that could not run.
+fn failed_build(
     root: &discover::Root,
     error: outcome::BuildError,
     tree: &mut discover::Tree,
     wrapper_dir: &Path,
-) -> Finding {
+) -> failed_builds::FailedBuild {
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .unwrap_or_default();
     let wrapper_dir =
         std::fs::canonicalize(wrapper_dir).unwrap_or_else(|_| wrapper_dir.to_path_buf());
-    let (message, location) = match error {
+    let (reason, location) = match error {
         outcome::BuildError::Refused(message) => {
             let directories = root
                 .directories
@@ -982,27 +980,20 @@ fn failed_finding(
             };
             let failure = failure::read(&message, &places, tree);
             (
-                format!(
-                    "{} cannot build {}: {}",
-                    tool.label,
-                    display_dir(&root.dir),
-                    failure.message
-                ),
+                failed_builds::Reason::Refused(failure.message),
                 failure.location,
             )
         }
         outcome::BuildError::Failed(problem) => (
-            format!(
-                "{} of {} failed: {problem}",
-                tool.label,
-                display_dir(&root.dir)
-            ),
+            failed_builds::Reason::Failed(problem),
             kustomization_location(root),
         ),
     };
-    Finding::new(&rules::KUSTOMIZE_BUILD_FAILED, location, message).with_help(
-        "Argo CD and Flux cannot apply a unit that does not build; its files are checked as written",
-    )
+    failed_builds::FailedBuild {
+        location,
+        unit: display_dir(&root.dir),
+        reason,
+    }
 }
 
 fn unbuildable_finding(root: &discover::Root, reason: &discover::Unbuildable) -> Finding {

@@ -26,6 +26,7 @@ use view::{VmView, vm_path_of};
 mod analysis;
 mod drift;
 mod resolution;
+mod unknown;
 mod view;
 
 /// A rendered VM, ready for output.
@@ -223,7 +224,7 @@ fn analyze_vm_unreconciled<'a>(
     };
     analysis.deprecated_catalog_names(repo, judged);
     let origins = matcher_origins(&mut analysis, repo, &instancetype, &preference);
-    report_unknown_fields(&mut analysis, &written);
+    let unknown_fields = render::shape::unknown_fields(&written);
     let runtime =
         crate::controller::committed_runtime::vm_findings(object, &analysis.view.base, &written);
     analysis.findings.extend(runtime);
@@ -231,6 +232,7 @@ fn analyze_vm_unreconciled<'a>(
     // Rendering follows expand of the VM as written; inferred VMs follow the stored VM.
     let follow_stored = mutation.inferred && admitted;
     let mut stored_for_render = None;
+    let mut dropped = std::collections::BTreeMap::new();
     if admitted {
         if follow_stored {
             stored_for_render = Some(mutation.vm.clone());
@@ -240,14 +242,19 @@ fn analyze_vm_unreconciled<'a>(
             policy,
             is_pool,
         };
-        judge.admitted(
+        dropped = judge.admitted(
             &mut analysis,
-            &written,
-            mutation.vm,
+            (&written, mutation.vm),
             &instancetype,
             &preference,
+            &unknown_fields,
         );
     }
+    let drift_context = unknown::DriftContext {
+        gitops: policy.gitops,
+        owns_volumes: owns_volumes(&written),
+    };
+    unknown::report(&mut analysis, &unknown_fields, dropped, drift_context);
     if inference_failed {
         return unrendered(analysis, false);
     }
@@ -334,25 +341,13 @@ fn matcher_origins(
     origins
 }
 
-/// Fields of the VM as written that KubeVirt's VirtualMachine does not have.
-fn report_unknown_fields(analysis: &mut Analysis<'_, '_>, written: &Value) {
-    for path in render::shape::unknown_fields(written) {
-        let name = match path.0.last() {
-            Some(crate::yaml::Segment::Key(key)) => key.clone(),
-            _ => continue,
-        };
-        let siblings = render::shape::sibling_fields(&path);
-        let suggestion = did_you_mean(&name, &siblings);
-        let mut finding = analysis.view.finding(
-            &rules::UNKNOWN_FIELD,
-            &path,
-            format!("`{name}` is not a field of KubeVirt's VirtualMachine here: the API server drops it without an error"),
-        );
-        if let Some(suggestion) = suggestion {
-            finding = finding.with_help(format!("did you mean `{suggestion}`?"));
-        }
-        analysis.push(finding);
-    }
+/// Whether the VM creates volumes of its own (`dataVolumeTemplates`), which a recreation of
+/// the VM deletes with it.
+fn owns_volumes(written: &Value) -> bool {
+    written
+        .pointer("/spec/dataVolumeTemplates")
+        .and_then(Value::as_array)
+        .is_some_and(|templates| !templates.is_empty())
 }
 
 /// How an admitted VM is judged: which fixes are wanted, how drift is judged, and whether the
@@ -367,14 +362,15 @@ impl Judge {
     /// Predicts the drift of an admitted VM and validates the stored VM. Drift is predicted
     /// before validation takes the stored VM over; only an admitted VM is stored, so it is
     /// reported only when validation accepts the VM.
+    /// Returns the drift that only drops fields of `unknown` (their findings carry it).
     fn admitted(
         &self,
         analysis: &mut Analysis<'_, '_>,
-        written: &Value,
-        stored: Value,
+        (written, stored): (&Value, Value),
         instancetype: &Resolution<'_, InstancetypeSpec>,
         preference: &Resolution<'_, PreferenceSpec>,
-    ) {
+        unknown: &[FieldPath],
+    ) -> std::collections::BTreeMap<usize, unknown::Dropped> {
         let object = analysis.view.object;
         let profile = analysis.profile;
         let specs = Specs {
@@ -396,12 +392,12 @@ impl Judge {
         .into_iter()
         .chain(crate::controller::predict(written, &stored, specs, profile))
         .collect();
-        let owns_volumes = written
-            .pointer("/spec/dataVolumeTemplates")
-            .and_then(Value::as_array)
-            .is_some_and(|templates| !templates.is_empty());
+        let owns_volumes = owns_volumes(written);
         let rejections = validate::validate(stored, specs, &find_errors, profile, true);
+        let mut dropped = std::collections::BTreeMap::new();
         if rejections.is_empty() && !self.is_pool {
+            let (drifts, taken) = unknown::take_over(unknown, drifts);
+            dropped = taken;
             for drift in drifts {
                 // The webhook's defaults carry their fix always: the reports gather them into
                 // one snippet to commit per VM.
@@ -421,6 +417,7 @@ impl Judge {
             }
         }
         analysis.report_rejections(rejections, instancetype, preference);
+        dropped
     }
 }
 
