@@ -67,9 +67,11 @@ fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::Cl
 }
 
 mod index_pass;
+mod rendered_findings;
 mod vm_pass;
 
 use index_pass::{IndexPass, in_unit};
+use rendered_findings::RenderedFindings;
 use vm_pass::{FileVms, Finisher, VmPass};
 
 /// Runs the whole check, handing findings to `sink` in their final order.
@@ -149,24 +151,23 @@ fn stream_inputs(
     let version = settings.version;
 
     let catalog = catalog_source::prefetch(&settings.catalog, version);
-    let mut rendering = crate::units::render(
-        &inputs,
-        &crate::units::Context {
-            options: &options.units,
-            default_namespace: &settings.namespace,
-            keep_sources: options.keep_sources,
-            streamed: Some(crate::units::Streamed {
-                object: vm::is_vm,
-                document: load::looks_like_vm,
-            }),
-        },
-    );
-    let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
-    let unit_files = std::mem::take(&mut rendering.unit_files);
+    let units_context = crate::units::Context {
+        options: &options.units,
+        default_namespace: &settings.namespace,
+        keep_sources: options.keep_sources,
+        streamed: Some(crate::units::Streamed {
+            object: vm::is_vm,
+            document: load::looks_like_vm,
+        }),
+    };
+    let mut units = crate::units::build(&inputs, &units_context);
+    let mut warnings: Vec<String> = units.rendering.warning.iter().cloned().collect();
+    let unit_files = std::mem::take(&mut units.rendering.unit_files);
     let before = inputs.len();
-    if !rendering.claimed.is_empty() {
+    if !units.rendering.claimed.is_empty() {
         inputs.retain(|input| {
-            !rendering
+            !units
+                .rendering
                 .claimed
                 .contains(&k8s::normalise_path(std::path::Path::new(
                     &**input.display(),
@@ -185,7 +186,15 @@ fn stream_inputs(
         index.absorb(pass, version, &locations);
     }
     index.summary.files += claimed_inputs;
-    let (mut read_vms, streamed_vms) = index.absorb_rendered(rendering, version, &locations);
+    // The units' outputs are read after the files, so that their objects are indexed and
+    // seen by the duplicate check after the files' as before; each unit's objects are checked
+    // as soon as it is read, and only what VMs may reference is kept.
+    let mut unit_findings = RenderedFindings::default();
+    let mut read_vms = Vec::new();
+    let rendering = units.read(&mut |objects| {
+        read_vms.extend(index.absorb_rendered(objects, version, &locations, &mut unit_findings));
+    });
+    let streamed_vms = index.absorb_units(rendering, unit_findings);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     warnings.extend(crate::cluster::hyperconverged::machine_type_note(
@@ -246,7 +255,7 @@ fn stream_inputs(
         let result = pass.analyse_objects(std::slice::from_ref(&object));
         (object, result)
     };
-    let mut rendered_findings = Vec::new();
+    let mut rendered_findings = RenderedFindings::default();
     let read_batch = std::iter::once(None);
     for batch in read_batch.chain(unit_batches.map(Some)) {
         let analysed: Vec<(Object, FileVms)> = match batch {
@@ -277,7 +286,7 @@ fn stream_inputs(
                     .into_iter()
                     .filter_map(|identity| duplicates.see(identity)),
             );
-            rendered_findings.extend(in_unit(&object, findings));
+            rendered_findings.add(in_unit(&object, findings));
             summary.vms += result.vms;
             summary.rendered += result.renders;
             for rendered in result.rendered {
@@ -286,7 +295,7 @@ fn stream_inputs(
         }
     }
     drop(streamed_vms);
-    pending.add(crate::diag::merge_instances(rendered_findings));
+    rendered_findings.merge_into(&mut pending);
     let mut vms = index.vms;
     let mut deferred = index.deferred;
     let batch_size = if index.streamable {
