@@ -150,6 +150,39 @@ impl StreamedUnits {
         self.units.len()
     }
 
+    /// The path of the `n`th unit, as the units of rendered objects name it.
+    pub fn unit_path(&self, n: usize) -> Option<&str> {
+        Some(self.units.get(n)?.job.unit.path.as_str())
+    }
+
+    /// The first file, in the report's order, that a finding about the `n`th unit's streamed
+    /// objects (or about reading them) can be about: of the files its build reads, its
+    /// kustomization, and the entry point that names it (whose options findings can point at).
+    pub fn first_file(&self, n: usize) -> Option<String> {
+        let job = &self.units.get(n)?.job;
+        let entry_layer = job
+            .argocd
+            .as_ref()
+            .and_then(|argo| argo.shadow.as_ref())
+            .and_then(|shadow| shadow.layer.as_ref())
+            .map(|(file, _, _)| file.to_string());
+        job.files()
+            .into_iter()
+            .chain([job.root.kustomization.file.to_string()])
+            .chain(job.unit.via.as_ref().map(|via| via.file.clone()))
+            .chain(entry_layer)
+            .min()
+    }
+
+    /// Lets go of the build outputs of `units` once they are read.
+    pub fn release(&mut self, units: std::ops::Range<usize>) {
+        for unit in self.units.iter_mut().take(units.end).skip(units.start) {
+            unit.output = flux::jobs::PostBuilt::default();
+            unit.documents = Vec::new();
+            unit.unread = Vec::new();
+        }
+    }
+
     /// How many streamed objects the units stage read (those of unread documents are counted
     /// by [`StreamedUnits::read`]).
     pub fn objects(&self) -> usize {

@@ -87,22 +87,28 @@ impl Pending {
 
     /// Takes everything about files up to `last` (everything when None), in file order.
     pub(super) fn take(&mut self, last: Option<&str>) -> (Vec<Finding>, Vec<Suppression>) {
-        fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, last: Option<&str>) -> Vec<T> {
-            let keys: Vec<Arc<str>> = match last {
-                Some(last) => map
-                    .range::<str, _>((Bound::Unbounded, Bound::Included(last)))
-                    .map(|(key, _)| Arc::clone(key))
-                    .collect(),
-                None => map.keys().cloned().collect(),
-            };
+        self.take_up_to(last.map_or(Bound::Unbounded, Bound::Included))
+    }
+
+    /// Takes everything about files before `first`, in file order.
+    pub(super) fn take_before(&mut self, first: &str) -> (Vec<Finding>, Vec<Suppression>) {
+        self.take_up_to(Bound::Excluded(first))
+    }
+
+    fn take_up_to(&mut self, end: Bound<&str>) -> (Vec<Finding>, Vec<Suppression>) {
+        fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, end: Bound<&str>) -> Vec<T> {
+            let keys: Vec<Arc<str>> = map
+                .range::<str, _>((Bound::Unbounded, end))
+                .map(|(key, _)| Arc::clone(key))
+                .collect();
             keys.iter()
                 .filter_map(|key| map.remove(key))
                 .flatten()
                 .collect()
         }
         (
-            split(&mut self.findings, last),
-            split(&mut self.suppressions, last),
+            split(&mut self.findings, end),
+            split(&mut self.suppressions, end),
         )
     }
 }

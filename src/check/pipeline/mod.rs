@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::controller::drift::DriftPolicy;
 use crate::diag::Finding;
 use crate::error::Error;
-use crate::k8s::{self, Index, Object};
+use crate::k8s::{self, Index};
 use crate::load::{self, LoadOptions};
 use crate::resolve::catalog_source;
 use crate::resolve::{Repo, SpecCache};
@@ -68,10 +68,12 @@ fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::Cl
 
 mod index_pass;
 mod rendered_findings;
+mod rendered_pass;
 mod vm_pass;
 
-use index_pass::{IndexPass, in_unit};
+use index_pass::IndexPass;
 use rendered_findings::RenderedFindings;
+use rendered_pass::{RenderedPass, Run};
 use vm_pass::{FileVms, Finisher, VmPass};
 
 /// Runs the whole check, handing findings to `sink` in their final order.
@@ -242,60 +244,32 @@ fn stream_inputs(
     let mut summary = index.summary;
     let mut pending = index.pending;
     let mut duplicates = index.duplicates;
-    // Rendered VMs point into files of their own; their findings wait in `pending` for their
-    // files' turn like the index pass's. Those of built units are read from the units'
-    // outputs a batch of units at a time (the documents that plainly hold VMs for the first
-    // time: their load findings and suppression comments join `pending` now, before any file
-    // is reported); all are seen by the duplicate check in the order of the units' outputs.
-    let unit_batch = options.batch_files.unwrap_or(UNIT_BATCH).max(1);
-    let unit_batches = (0..streamed_vms.units())
-        .step_by(unit_batch)
-        .map(|first| first..streamed_vms.units().min(first + unit_batch));
-    let analyse = |object: Object| {
-        let result = pass.analyse_objects(std::slice::from_ref(&object));
-        (object, result)
-    };
-    let mut rendered_findings = RenderedFindings::default();
-    let read_batch = std::iter::once(None);
-    for batch in read_batch.chain(unit_batches.map(Some)) {
-        let analysed: Vec<(Object, FileVms)> = match batch {
-            None => read_vms.par_drain(..).map(&analyse).collect(),
-            Some(units) => {
-                let reads: Vec<crate::units::UnitRead> = units
-                    .into_par_iter()
-                    .map(|unit| streamed_vms.read(unit))
-                    .collect();
-                let mut objects = Vec::new();
-                for read in reads {
-                    summary.objects += read.first_read;
-                    summary.documents += read.first_read;
-                    summary.units += read.units;
-                    pending.add(read.findings);
-                    pending.add_suppressions(read.suppressions);
-                    index.sources.extend(read.sources);
-                    objects.extend(read.objects);
-                }
-                objects.into_par_iter().map(&analyse).collect()
-            }
+    let mut sources = index.sources;
+    // Rendered VMs point into files of their own; their findings wait for their files' turn
+    // like the index pass's. Those read without a build are analysed now; those of built
+    // units are read from the units' outputs a batch of units at a time as the file pass
+    // comes to their files (`RenderedPass`).
+    let written_units: std::collections::HashSet<String> = inputs
+        .iter()
+        .map(|input| kustomizations.unit_of(input.display()))
+        .collect();
+    let mut rendered = RenderedPass::new(
+        streamed_vms,
+        options.batch_files.unwrap_or(UNIT_BATCH),
+        |unit| written_units.contains(unit),
+    );
+    drop(written_units);
+    {
+        let mut run = Run {
+            summary: &mut summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
         };
-        for (object, result) in analysed {
-            let mut findings = result.findings;
-            findings.extend(
-                result
-                    .identities
-                    .into_iter()
-                    .filter_map(|identity| duplicates.see(identity)),
-            );
-            rendered_findings.add(in_unit(&object, findings));
-            summary.vms += result.vms;
-            summary.rendered += result.renders;
-            for rendered in result.rendered {
-                sink.rendered(rendered);
-            }
-        }
+        rendered.analyse_read(read_vms, &pass, &mut run);
+        rendered.start(&pass, &mut run);
     }
-    drop(streamed_vms);
-    rendered_findings.merge_into(&mut pending);
     let mut vms = index.vms;
     let mut deferred = index.deferred;
     let batch_size = if index.streamable {
@@ -328,7 +302,19 @@ fn stream_inputs(
     }
     let inputs = &inputs;
     let mut report = |end: usize, results: Vec<FileVms>| -> Result<(), Error> {
-        let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
+        let last = inputs[end - 1].display();
+        rendered.until(
+            Some(last),
+            &pass,
+            &mut Run {
+                summary: &mut *finisher.summary,
+                pending: &mut pending,
+                duplicates: &mut duplicates,
+                sources: &mut sources,
+                sink,
+            },
+        );
+        let (mut findings, suppressions) = pending.take(Some(last));
         findings.reserve(
             results
                 .iter()
@@ -375,6 +361,33 @@ fn stream_inputs(
     if let Some((end, results)) = analysed {
         report(end, results)?;
     }
+    // The units whose files come after the last input's, a batch at a time, each batch's
+    // final findings handed over before the next batch is read.
+    while let Some(first_to_come) = rendered.analyse_next(
+        &pass,
+        &mut Run {
+            summary: &mut *finisher.summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
+        },
+    ) {
+        let (findings, suppressions) = pending.take_before(&first_to_come);
+        finisher.finish(findings, &suppressions, sink)?;
+    }
+    rendered.until(
+        None,
+        &pass,
+        &mut Run {
+            summary: &mut *finisher.summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
+        },
+    );
+    drop(rendered);
     // Findings about files that are not inputs: the configuration file, the catalog.
     let (findings, suppressions) = pending.take(None);
     finisher.finish(findings, &suppressions, sink)?;
@@ -382,7 +395,6 @@ fn stream_inputs(
         return Err(Error::SchemaLocation(problem));
     }
 
-    let mut sources = index.sources;
     if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
         sources.push((Arc::clone(file), Arc::clone(text)));
     }
