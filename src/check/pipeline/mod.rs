@@ -249,10 +249,14 @@ fn stream_inputs(
     // like the index pass's. Those read without a build are analysed now; those of built
     // units are read from the units' outputs a batch of units at a time as the file pass
     // comes to their files (`RenderedPass`).
-    let written_units: std::collections::HashSet<String> = inputs
-        .iter()
-        .map(|input| kustomizations.unit_of(input.display()))
-        .collect();
+    // Without units (a tree of plain files) nothing is asked of it.
+    let written_units: std::collections::HashSet<String> = match streamed_vms.units() {
+        0 => std::collections::HashSet::new(),
+        _ => inputs
+            .iter()
+            .map(|input| kustomizations.unit_of(input.display()))
+            .collect(),
+    };
     let mut rendered = RenderedPass::new(
         streamed_vms,
         options.batch_files.unwrap_or(UNIT_BATCH),
