@@ -19,8 +19,6 @@ use crate::schema::SchemaLocations;
 use crate::suppress::inline::Suppression;
 use crate::yaml::Value;
 
-use super::rendered_findings::RenderedFindings;
-
 /// Whether VMs may reference the object, or it configures the cluster.
 pub(super) fn referenced(object: &Object) -> bool {
     crate::resolve::is_referenced_kind(&object.group, &object.kind)
@@ -176,17 +174,16 @@ impl IndexPass {
 
 impl IndexPass {
     /// Takes rendered objects as the units stage reads them (a unit at a time): those that are
-    /// not VMs are checked and indexed now (under their rendered names and namespaces), their
-    /// findings held in `findings` to be merged across units; the VMs (those read without a
-    /// build: an Argo CD Directory app's) are returned for the VM pass. The units' other VMs
-    /// stay in their build outputs.
+    /// not VMs are checked and indexed now (under their rendered names and namespaces), and
+    /// their findings returned, to be merged across units; so are the VMs (those read without
+    /// a build: an Argo CD Directory app's), for the VM pass. The units' other VMs stay in
+    /// their build outputs.
     pub(super) fn absorb_rendered(
         &mut self,
         objects: Vec<Object>,
         version: KubeVirtVersion,
         locations: &SchemaLocations,
-        findings: &mut RenderedFindings,
-    ) -> Vec<Object> {
+    ) -> (Vec<Object>, Vec<Finding>) {
         self.summary.objects += objects.len();
         self.summary.documents += objects.len();
         let (vms, others): (Vec<Object>, Vec<Object>) = objects.into_iter().partition(vm::is_vm);
@@ -194,24 +191,23 @@ impl IndexPass {
             .par_iter()
             .map(|object| in_unit(object, object_findings(object, version, locations)))
             .collect();
-        findings.add(checked.into_iter().flatten());
+        let mut findings: Vec<Finding> = checked.into_iter().flatten().collect();
         for object in others {
             let duplicate = self.duplicates.see(Identity::of(&object));
-            findings.add(in_unit(&object, duplicate.into_iter().collect()));
+            findings.extend(in_unit(&object, duplicate.into_iter().collect()));
             if referenced(&object) {
                 self.referenced.push(kept_for_the_run(object));
             }
         }
-        vms
+        (vms, findings)
     }
 
     /// Takes what the units stage leaves besides the objects it handed to
-    /// [`IndexPass::absorb_rendered`] (whose `findings` are merged now), and returns the units
-    /// whose VMs stay in their build outputs.
+    /// [`IndexPass::absorb_rendered`], and returns the units whose VMs stay in their build
+    /// outputs.
     pub(super) fn absorb_units(
         &mut self,
         rendering: crate::units::Rendering,
-        findings: RenderedFindings,
     ) -> crate::units::StreamedUnits {
         let streamed = rendering.streamed.objects();
         self.summary.objects += streamed;
@@ -221,7 +217,6 @@ impl IndexPass {
         self.sources.extend(rendering.sources);
         self.pending.add(rendering.findings);
         self.pending.add_suppressions(rendering.suppressions);
-        findings.merge_into(&mut self.pending);
         rendering.streamed
     }
 }

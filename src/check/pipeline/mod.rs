@@ -194,9 +194,12 @@ fn stream_inputs(
     let mut unit_findings = RenderedFindings::default();
     let mut read_vms = Vec::new();
     let rendering = units.read(&mut |objects| {
-        read_vms.extend(index.absorb_rendered(objects, version, &locations, &mut unit_findings));
+        let (vms, findings) = index.absorb_rendered(objects, version, &locations);
+        read_vms.extend(vms);
+        unit_findings.add(findings);
     });
-    let streamed_vms = index.absorb_units(rendering, unit_findings);
+    let streamed_vms = index.absorb_units(rendering);
+    unit_findings.merge_into(&mut index.pending);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     warnings.extend(crate::cluster::hyperconverged::machine_type_note(
