@@ -2,7 +2,7 @@
 //! unknown-field finding that carries the drift; an instance type without a spec is refused
 //! once; a base that fails to build is reported once, naming every unit that uses it.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

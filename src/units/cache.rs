@@ -255,8 +255,10 @@ fn encode(key: &Digest, entry: &Entry) -> Vec<u8> {
     bytes
 }
 
-/// The entry `bytes` hold for `key`, or None unless every part verifies.
-fn decode(bytes: &[u8], key: &Digest) -> Option<Entry> {
+/// The entry `bytes` hold for `key`, or None unless every part verifies. The text is taken
+/// in place: a warm run holds many outputs, and a copy of each would be made and freed on
+/// the building threads.
+fn decode(mut bytes: Vec<u8>, key: &Digest) -> Option<Entry> {
     let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(DIGEST_BYTES)?)?;
     if Sha256::digest(body).as_slice() != checksum {
         return None;
@@ -273,8 +275,11 @@ fn decode(bytes: &[u8], key: &Digest) -> Option<Entry> {
     {
         return None;
     }
-    let text = std::str::from_utf8(payload).ok()?.to_owned();
-    match kind[0] {
+    let (kind, length) = (kind[0], payload.len());
+    bytes.truncate(HEADER_BYTES + length);
+    bytes.drain(..HEADER_BYTES);
+    let text = String::from_utf8(bytes).ok()?;
+    match kind {
         0 => Some(Entry::Built(text)),
         1 => Some(Entry::Refused(text)),
         _ => None,
@@ -314,7 +319,7 @@ impl Store {
             return None;
         }
         let bytes = crate::source::read_file_bytes(&path).ok()?;
-        decode(&bytes, key)
+        decode(bytes, key)
     }
 
     /// Stores `entry` under `key`, replacing whatever is there.
@@ -639,19 +644,30 @@ mod tests {
     fn a_damaged_entry_is_a_miss() {
         let key = [7; 32];
         let good = encode(&key, &Entry::Built("kind: ConfigMap\n".to_owned()));
-        assert!(decode(&good, &key).is_some());
+        assert_eq!(
+            decode(good.clone(), &key),
+            Some(Entry::Built("kind: ConfigMap\n".to_owned()))
+        );
         for cut in [0, 1, HEADER_BYTES, good.len() - 1] {
-            assert_eq!(decode(&good[..cut], &key), None, "truncated at {cut}");
+            assert_eq!(
+                decode(good[..cut].to_vec(), &key),
+                None,
+                "truncated at {cut}"
+            );
         }
         for at in [0, 9, HEADER_BYTES - 1, HEADER_BYTES + 2, good.len() - 1] {
             let mut bad = good.clone();
             bad[at] ^= 0x20;
-            assert_eq!(decode(&bad, &key), None, "byte {at} flipped");
+            assert_eq!(decode(bad, &key), None, "byte {at} flipped");
         }
-        assert_eq!(decode(&good, &[9; 32]), None, "stored under another key");
+        assert_eq!(
+            decode(good.clone(), &[9; 32]),
+            None,
+            "stored under another key"
+        );
         let mut longer = good.clone();
         longer.push(0);
-        assert_eq!(decode(&longer, &key), None, "trailing byte");
+        assert_eq!(decode(longer, &key), None, "trailing byte");
 
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());

@@ -151,6 +151,39 @@ impl StreamedUnits {
         self.units.len()
     }
 
+    /// The path of the `n`th unit, as the units of rendered objects name it.
+    pub fn unit_path(&self, n: usize) -> Option<&str> {
+        Some(self.units.get(n)?.job.unit.path.as_str())
+    }
+
+    /// The first file, in the report's order, that a finding about the `n`th unit's streamed
+    /// objects (or about reading them) can be about: of the files its build reads, its
+    /// kustomization, and the entry point that names it (whose options findings can point at).
+    pub fn first_file(&self, n: usize) -> Option<String> {
+        let job = &self.units.get(n)?.job;
+        let entry_layer = job
+            .argocd
+            .as_ref()
+            .and_then(|argo| argo.shadow.as_ref())
+            .and_then(|shadow| shadow.layer.as_ref())
+            .map(|(file, _, _)| file.to_string());
+        job.files()
+            .into_iter()
+            .chain([job.root.kustomization.file.to_string()])
+            .chain(job.unit.via.as_ref().map(|via| via.file.clone()))
+            .chain(entry_layer)
+            .min()
+    }
+
+    /// Lets go of the build outputs of `units` once they are read.
+    pub fn release(&mut self, units: std::ops::Range<usize>) {
+        for unit in self.units.iter_mut().take(units.end).skip(units.start) {
+            unit.output = flux::jobs::PostBuilt::default();
+            unit.documents = Vec::new();
+            unit.unread = Vec::new();
+        }
+    }
+
     /// How many streamed objects the units stage read (those of unread documents are counted
     /// by [`StreamedUnits::read`]).
     pub fn objects(&self) -> usize {
@@ -231,9 +264,45 @@ pub struct Context<'a> {
 /// Finds the Kustomize roots among `inputs`, builds them in parallel, and returns their
 /// objects. Inputs that are standard input or in memory take no part.
 pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
+    let mut objects = Vec::new();
+    let mut rendering = build(inputs, context).read(&mut |read| objects.extend(read));
+    rendering.objects = objects;
+    rendering
+}
+
+/// The units built, their outputs not read yet: what the check needs before it reads them
+/// (the inputs they claim, the files of each unit, the warning) is in `rendering`.
+pub struct Builds<'a> {
+    /// Everything but the objects of the outputs (`Rendering::objects` holds only those read
+    /// without a build).
+    pub rendering: Rendering,
+    outputs: Option<Outputs<'a>>,
+}
+
+/// What reading the built units' outputs needs.
+struct Outputs<'a> {
+    context: &'a Context<'a>,
+    tool: Tool,
+    jobs: Vec<Job>,
+    keys: Vec<String>,
+    builds: BTreeMap<String, Built>,
+    tree: discover::Tree,
+    files: BTreeMap<PathBuf, Arc<str>>,
+    entry_points: BTreeSet<Arc<str>>,
+    /// The private temporary directory the wrappers are named in, removed after the reading.
+    _scratch: tempfile::TempDir,
+}
+
+/// Plans the units of `inputs` and builds them in parallel (see [`render`]); their outputs
+/// are read by [`Builds::read`].
+pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
+    let unread = |rendering| Builds {
+        rendering,
+        outputs: None,
+    };
     let rendering = Rendering::default();
     if context.options.off {
-        return rendering;
+        return unread(rendering);
     }
     let is_file = |input: &&Input| matches!(input, Input::File { .. });
     let texts = entry_texts(inputs);
@@ -268,7 +337,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
         candidates.clone()
     };
     if anchors.is_empty() {
-        return rendering;
+        return unread(rendering);
     }
     let repository = context
         .options
@@ -286,7 +355,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     let mut plan = planner.plan(written, &mut tree);
     let mut rendering = std::mem::take(&mut plan.rendering);
     if plan.jobs.is_empty() {
-        return rendering;
+        return unread(rendering);
     }
     let timeout = Duration::from_secs(
         context
@@ -304,13 +373,13 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
                 "neither kustomize nor kubectl is on PATH: {} Kustomize unit(s) checked as written files, not as rendered (install kustomize or kubectl, or pass --kustomize-command)",
                 plan.jobs.len()
             ));
-            return rendering;
+            return unread(rendering);
         }
         Err(problem) => {
             rendering.warning = Some(format!(
                 "{problem}: Kustomize units checked as written files"
             ));
-            return rendering;
+            return unread(rendering);
         }
     };
     rendering.tool = Some(ToolSummary {
@@ -323,7 +392,7 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
             rendering.warning = Some(format!(
                 "cannot create a temporary directory for Kustomize wrappers ({err}): units checked as written files"
             ));
-            return rendering;
+            return unread(rendering);
         }
     };
     // Resolved once: every wrapper directory is named from it, created only when a build runs.
@@ -361,93 +430,141 @@ pub fn render(inputs: &[Input], context: &Context<'_>) -> Rendering {
     }
     let jobs = plan.jobs;
     let keys = job_keys(&jobs);
-    let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
-    let mut origins = rendered::Origins::new(context.keep_sources);
-    origins.expect(
-        jobs.iter()
-            .zip(&keys)
-            .filter(|(_, key)| {
-                builder
-                    .builds
-                    .get(*key)
-                    .is_some_and(|built| built.output.is_ok())
-            })
-            .map(|(job, _)| &job.root),
-    );
-    rendering.streamed = StreamedUnits {
-        default_namespace: context.default_namespace.to_owned(),
-        keep_sources: context.keep_sources,
-        streamed: context.streamed,
-        ..StreamedUnits::default()
-    };
-    let left_unread = context.streamed.map(|streamed| streamed.document);
-    let mut failed = Vec::new();
-    for (job, key) in jobs.into_iter().zip(keys) {
-        let root = &job.root;
-        let Some(Built {
-            wrapper_dir,
-            output,
-            ..
-        }) = builder.builds.remove(&key)
-        else {
-            continue;
-        };
-        let mut output = match output {
-            Ok(output) => output,
-            Err(NotBuilt::Skipped(finding)) => {
-                rendering.findings.push(*finding);
-                continue;
-            }
-            Err(NotBuilt::Failed(error)) => {
-                failed.push(failed_build(root, error, &mut tree, &wrapper_dir));
-                continue;
-            }
-        };
-        let read = load_output(
-            &job,
-            &output,
-            &wrapper_dir,
-            context.default_namespace,
-            &mut origins,
-            &|document| left_unread.is_none_or(|unread| !unread(document)),
-        );
-        origins.done(root);
-        rendering.findings.append(&mut output.findings);
-        let unit = Arc::clone(&job.unit);
-        let (objects, streamed) = split_streamed(read.loaded.objects, read.documents, context);
-        let unread = read.unread;
-        rendering.objects.extend(objects);
-        rendering.findings.extend(read.loaded.findings);
-        // Helm releases of raw-manifest charts among the rendered objects.
-        rendering.units += read.loaded.units;
-        rendering.claimed.extend(root.closure.iter().cloned());
-        rendering.unit_files.insert(unit.path.clone(), job.files());
-        rendering.units += 1;
-        let (count, documents) = streamed.unwrap_or_default();
-        if count > 0 || !unread.is_empty() {
-            rendering.streamed.objects += count;
-            rendering.streamed.units.push(StreamedUnit {
-                job,
-                wrapper_dir,
-                output,
-                documents,
-                unread,
-            });
+    let builds = builder.builds;
+    for (job, key) in jobs.iter().zip(&keys) {
+        if builds.get(key).is_some_and(|built| built.output.is_ok()) {
+            rendering.claimed.extend(job.root.closure.iter().cloned());
+            rendering
+                .unit_files
+                .insert(job.unit.path.clone(), job.files());
         }
     }
-    rendering
-        .findings
-        .extend(failed_builds::findings(&tool.label, failed));
-    rendering
-        .findings
-        .extend(never_applied(&files, &roots, &plan.entry_points));
-    let parts = origins.into_parts();
-    rendering.streamed.displays = parts.displays;
-    rendering.streamed.scanned = parts.scanned;
-    rendering.sources.extend(parts.sources);
-    rendering.suppressions.extend(parts.suppressions);
-    rendering.findings.extend(parts.findings);
-    rendering
+    Builds {
+        rendering,
+        outputs: Some(Outputs {
+            context,
+            tool,
+            jobs,
+            keys,
+            builds,
+            tree,
+            files,
+            entry_points: plan.entry_points,
+            _scratch: scratch,
+        }),
+    }
+}
+
+impl Builds<'_> {
+    /// Reads the built units' outputs in order, handing `absorb` the objects kept (not
+    /// streamed, `Context::streamed`) a unit at a time, the objects read without a build
+    /// first, so that a unit's trees are let go before the next unit is read.
+    pub fn read(self, absorb: &mut dyn FnMut(Vec<Object>)) -> Rendering {
+        let Builds {
+            mut rendering,
+            outputs,
+        } = self;
+        absorb(std::mem::take(&mut rendering.objects));
+        match outputs {
+            Some(outputs) => outputs.read(rendering, absorb),
+            None => rendering,
+        }
+    }
+}
+
+impl Outputs<'_> {
+    fn read(self, mut rendering: Rendering, absorb: &mut dyn FnMut(Vec<Object>)) -> Rendering {
+        let Outputs {
+            context,
+            tool,
+            jobs,
+            keys,
+            mut builds,
+            mut tree,
+            files,
+            entry_points,
+            _scratch,
+        } = self;
+        let roots: Vec<discover::Root> = jobs.iter().map(|job| job.root.clone()).collect();
+        let mut origins = rendered::Origins::new(context.keep_sources);
+        origins.expect(
+            jobs.iter()
+                .zip(&keys)
+                .filter(|(_, key)| builds.get(*key).is_some_and(|built| built.output.is_ok()))
+                .map(|(job, _)| &job.root),
+        );
+        rendering.streamed = StreamedUnits {
+            default_namespace: context.default_namespace.to_owned(),
+            keep_sources: context.keep_sources,
+            streamed: context.streamed,
+            ..StreamedUnits::default()
+        };
+        let left_unread = context.streamed.map(|streamed| streamed.document);
+        let mut failed = Vec::new();
+        for (job, key) in jobs.into_iter().zip(keys) {
+            let root = &job.root;
+            let Some(Built {
+                wrapper_dir,
+                output,
+                ..
+            }) = builds.remove(&key)
+            else {
+                continue;
+            };
+            let mut output = match output {
+                Ok(output) => output,
+                Err(NotBuilt::Skipped(finding)) => {
+                    rendering.findings.push(*finding);
+                    continue;
+                }
+                Err(NotBuilt::Failed(error)) => {
+                    failed.push(failed_build(root, error, &mut tree, &wrapper_dir));
+                    continue;
+                }
+            };
+            let read = load_output(
+                &job,
+                &output,
+                &wrapper_dir,
+                context.default_namespace,
+                &mut origins,
+                &|document| left_unread.is_none_or(|unread| !unread(document)),
+            );
+            origins.done(root);
+            rendering.findings.append(&mut output.findings);
+            let (objects, streamed) = split_streamed(read.loaded.objects, read.documents, context);
+            let unread = read.unread;
+            absorb(objects);
+            rendering.findings.extend(read.loaded.findings);
+            // Helm releases of raw-manifest charts among the rendered objects.
+            rendering.units += read.loaded.units;
+            rendering.units += 1;
+            let (count, documents) = streamed.unwrap_or_default();
+            if count > 0 || !unread.is_empty() {
+                rendering.streamed.objects += count;
+                rendering.streamed.units.push(StreamedUnit {
+                    job,
+                    wrapper_dir,
+                    output,
+                    documents,
+                    unread,
+                });
+            }
+        }
+        rendering
+            .findings
+            .extend(failed_builds::findings(&tool.label, failed));
+        rendering
+            .findings
+            .extend(never_applied(&files, &roots, &entry_points));
+        let parts = origins.into_parts();
+        rendering.streamed.displays = parts.displays;
+        rendering.streamed.scanned = parts.scanned;
+        rendering.sources.extend(parts.sources);
+        rendering.suppressions.extend(parts.suppressions);
+        rendering.findings.extend(parts.findings);
+        rendering
+    }
 }
 
 /// What the units stage plans from the checked files and the entry points units render.

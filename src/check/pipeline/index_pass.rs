@@ -85,22 +85,28 @@ impl Pending {
 
     /// Takes everything about files up to `last` (everything when None), in file order.
     pub(super) fn take(&mut self, last: Option<&str>) -> (Vec<Finding>, Vec<Suppression>) {
-        fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, last: Option<&str>) -> Vec<T> {
-            let keys: Vec<Arc<str>> = match last {
-                Some(last) => map
-                    .range::<str, _>((Bound::Unbounded, Bound::Included(last)))
-                    .map(|(key, _)| Arc::clone(key))
-                    .collect(),
-                None => map.keys().cloned().collect(),
-            };
+        self.take_up_to(last.map_or(Bound::Unbounded, Bound::Included))
+    }
+
+    /// Takes everything about files before `first`, in file order.
+    pub(super) fn take_before(&mut self, first: &str) -> (Vec<Finding>, Vec<Suppression>) {
+        self.take_up_to(Bound::Excluded(first))
+    }
+
+    fn take_up_to(&mut self, end: Bound<&str>) -> (Vec<Finding>, Vec<Suppression>) {
+        fn split<T>(map: &mut BTreeMap<Arc<str>, Vec<T>>, end: Bound<&str>) -> Vec<T> {
+            let keys: Vec<Arc<str>> = map
+                .range::<str, _>((Bound::Unbounded, end))
+                .map(|(key, _)| Arc::clone(key))
+                .collect();
             keys.iter()
                 .filter_map(|key| map.remove(key))
                 .flatten()
                 .collect()
         }
         (
-            split(&mut self.findings, last),
-            split(&mut self.suppressions, last),
+            split(&mut self.findings, end),
+            split(&mut self.suppressions, end),
         )
     }
 }
@@ -167,26 +173,20 @@ impl IndexPass {
 }
 
 impl IndexPass {
-    /// Takes the units' rendered objects: the others are checked and indexed now (under their
-    /// rendered names and namespaces), the VMs are left for the VM pass: those read without a
-    /// build (an Argo CD Directory app's) are returned, before the units' VMs, which stay in
-    /// the units' build outputs.
+    /// Takes rendered objects as the units stage reads them (a unit at a time): those that are
+    /// not VMs are checked and indexed now (under their rendered names and namespaces), and
+    /// their findings returned, to be merged across units; so are the VMs (those read without
+    /// a build: an Argo CD Directory app's), for the VM pass. The units' other VMs stay in
+    /// their build outputs.
     pub(super) fn absorb_rendered(
         &mut self,
-        rendering: crate::units::Rendering,
+        objects: Vec<Object>,
         version: KubeVirtVersion,
         locations: &SchemaLocations,
-    ) -> (Vec<Object>, crate::units::StreamedUnits) {
-        let rendered = rendering.objects.len() + rendering.streamed.objects();
-        self.summary.objects += rendered;
-        self.summary.documents += rendered;
-        self.summary.units += rendering.units;
-        self.summary.kustomize = rendering.tool;
-        self.sources.extend(rendering.sources);
-        self.pending.add(rendering.findings);
-        self.pending.add_suppressions(rendering.suppressions);
-        let (vms, others): (Vec<Object>, Vec<Object>) =
-            rendering.objects.into_iter().partition(vm::is_vm);
+    ) -> (Vec<Object>, Vec<Finding>) {
+        self.summary.objects += objects.len();
+        self.summary.documents += objects.len();
+        let (vms, others): (Vec<Object>, Vec<Object>) = objects.into_iter().partition(vm::is_vm);
         let checked: Vec<Vec<Finding>> = others
             .par_iter()
             .map(|object| in_unit(object, object_findings(object, version, locations)))
@@ -199,8 +199,25 @@ impl IndexPass {
                 self.referenced.push(kept_for_the_run(object));
             }
         }
-        self.pending.add(crate::diag::merge_instances(findings));
-        (vms, rendering.streamed)
+        (vms, findings)
+    }
+
+    /// Takes what the units stage leaves besides the objects it handed to
+    /// [`IndexPass::absorb_rendered`], and returns the units whose VMs stay in their build
+    /// outputs.
+    pub(super) fn absorb_units(
+        &mut self,
+        rendering: crate::units::Rendering,
+    ) -> crate::units::StreamedUnits {
+        let streamed = rendering.streamed.objects();
+        self.summary.objects += streamed;
+        self.summary.documents += streamed;
+        self.summary.units += rendering.units;
+        self.summary.kustomize = rendering.tool;
+        self.sources.extend(rendering.sources);
+        self.pending.add(rendering.findings);
+        self.pending.add_suppressions(rendering.suppressions);
+        rendering.streamed
     }
 }
 

@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::controller::drift::DriftPolicy;
 use crate::diag::Finding;
 use crate::error::Error;
-use crate::k8s::{self, Index, Object};
+use crate::k8s::{self, Index};
 use crate::load::{self, LoadOptions};
 use crate::resolve::catalog_source;
 use crate::resolve::{Repo, SpecCache};
@@ -67,9 +67,13 @@ fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::Cl
 }
 
 mod index_pass;
+mod rendered_findings;
+mod rendered_pass;
 mod vm_pass;
 
-use index_pass::{IndexPass, in_unit};
+use index_pass::IndexPass;
+use rendered_findings::RenderedFindings;
+use rendered_pass::{RenderedPass, Run};
 use vm_pass::{FileVms, Finisher, VmPass};
 
 /// Runs the whole check, handing findings to `sink` in their final order.
@@ -149,24 +153,23 @@ fn stream_inputs(
     let version = settings.version;
 
     let catalog = catalog_source::prefetch(&settings.catalog, version);
-    let mut rendering = crate::units::render(
-        &inputs,
-        &crate::units::Context {
-            options: &options.units,
-            default_namespace: &settings.namespace,
-            keep_sources: options.keep_sources,
-            streamed: Some(crate::units::Streamed {
-                object: vm::is_vm,
-                document: load::looks_like_vm,
-            }),
-        },
-    );
-    let mut warnings: Vec<String> = rendering.warning.iter().cloned().collect();
-    let unit_files = std::mem::take(&mut rendering.unit_files);
+    let units_context = crate::units::Context {
+        options: &options.units,
+        default_namespace: &settings.namespace,
+        keep_sources: options.keep_sources,
+        streamed: Some(crate::units::Streamed {
+            object: vm::is_vm,
+            document: load::looks_like_vm,
+        }),
+    };
+    let mut units = crate::units::build(&inputs, &units_context);
+    let mut warnings: Vec<String> = units.rendering.warning.iter().cloned().collect();
+    let unit_files = std::mem::take(&mut units.rendering.unit_files);
     let before = inputs.len();
-    if !rendering.claimed.is_empty() {
+    if !units.rendering.claimed.is_empty() {
         inputs.retain(|input| {
-            !rendering
+            !units
+                .rendering
                 .claimed
                 .contains(&k8s::normalise_path(std::path::Path::new(
                     &**input.display(),
@@ -185,7 +188,18 @@ fn stream_inputs(
         index.absorb(pass, version, &locations);
     }
     index.summary.files += claimed_inputs;
-    let (mut read_vms, streamed_vms) = index.absorb_rendered(rendering, version, &locations);
+    // The units' outputs are read after the files, so that their objects are indexed and
+    // seen by the duplicate check after the files' as before; each unit's objects are checked
+    // as soon as it is read, and only what VMs may reference is kept.
+    let mut unit_findings = RenderedFindings::default();
+    let mut read_vms = Vec::new();
+    let rendering = units.read(&mut |objects| {
+        let (vms, findings) = index.absorb_rendered(objects, version, &locations);
+        read_vms.extend(vms);
+        unit_findings.add(findings);
+    });
+    let streamed_vms = index.absorb_units(rendering);
+    unit_findings.merge_into(&mut index.pending);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     warnings.extend(crate::cluster::hyperconverged::machine_type_note(
@@ -233,60 +247,36 @@ fn stream_inputs(
     let mut summary = index.summary;
     let mut pending = index.pending;
     let mut duplicates = index.duplicates;
-    // Rendered VMs point into files of their own; their findings wait in `pending` for their
-    // files' turn like the index pass's. Those of built units are read from the units'
-    // outputs a batch of units at a time (the documents that plainly hold VMs for the first
-    // time: their load findings and suppression comments join `pending` now, before any file
-    // is reported); all are seen by the duplicate check in the order of the units' outputs.
-    let unit_batch = options.batch_files.unwrap_or(UNIT_BATCH).max(1);
-    let unit_batches = (0..streamed_vms.units())
-        .step_by(unit_batch)
-        .map(|first| first..streamed_vms.units().min(first + unit_batch));
-    let analyse = |object: Object| {
-        let result = pass.analyse_objects(std::slice::from_ref(&object));
-        (object, result)
+    let mut sources = index.sources;
+    // Rendered VMs point into files of their own; their findings wait for their files' turn
+    // like the index pass's. Those read without a build are analysed now; those of built
+    // units are read from the units' outputs a batch of units at a time as the file pass
+    // comes to their files (`RenderedPass`).
+    // Without units (a tree of plain files) nothing is asked of it.
+    let written_units: std::collections::HashSet<String> = match streamed_vms.units() {
+        0 => std::collections::HashSet::new(),
+        _ => inputs
+            .iter()
+            .map(|input| kustomizations.unit_of(input.display()))
+            .collect(),
     };
-    let mut rendered_findings = Vec::new();
-    let read_batch = std::iter::once(None);
-    for batch in read_batch.chain(unit_batches.map(Some)) {
-        let analysed: Vec<(Object, FileVms)> = match batch {
-            None => read_vms.par_drain(..).map(&analyse).collect(),
-            Some(units) => {
-                let reads: Vec<crate::units::UnitRead> = units
-                    .into_par_iter()
-                    .map(|unit| streamed_vms.read(unit))
-                    .collect();
-                let mut objects = Vec::new();
-                for read in reads {
-                    summary.objects += read.first_read;
-                    summary.documents += read.first_read;
-                    summary.units += read.units;
-                    pending.add(read.findings);
-                    pending.add_suppressions(read.suppressions);
-                    index.sources.extend(read.sources);
-                    objects.extend(read.objects);
-                }
-                objects.into_par_iter().map(&analyse).collect()
-            }
+    let mut rendered = RenderedPass::new(
+        streamed_vms,
+        options.batch_files.unwrap_or(UNIT_BATCH),
+        |unit| written_units.contains(unit),
+    );
+    drop(written_units);
+    {
+        let mut run = Run {
+            summary: &mut summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
         };
-        for (object, result) in analysed {
-            let mut findings = result.findings;
-            findings.extend(
-                result
-                    .identities
-                    .into_iter()
-                    .filter_map(|identity| duplicates.see(identity)),
-            );
-            rendered_findings.extend(in_unit(&object, findings));
-            summary.vms += result.vms;
-            summary.rendered += result.renders;
-            for rendered in result.rendered {
-                sink.rendered(rendered);
-            }
-        }
+        rendered.analyse_read(read_vms, &pass, &mut run);
+        rendered.start(&pass, &mut run);
     }
-    drop(streamed_vms);
-    pending.add(crate::diag::merge_instances(rendered_findings));
     let mut vms = index.vms;
     let mut deferred = index.deferred;
     let batch_size = if index.streamable {
@@ -319,7 +309,19 @@ fn stream_inputs(
     }
     let inputs = &inputs;
     let mut report = |end: usize, results: Vec<FileVms>| -> Result<(), Error> {
-        let (mut findings, suppressions) = pending.take(Some(inputs[end - 1].display()));
+        let last = inputs[end - 1].display();
+        rendered.until(
+            Some(last),
+            &pass,
+            &mut Run {
+                summary: &mut *finisher.summary,
+                pending: &mut pending,
+                duplicates: &mut duplicates,
+                sources: &mut sources,
+                sink,
+            },
+        );
+        let (mut findings, suppressions) = pending.take(Some(last));
         findings.reserve(
             results
                 .iter()
@@ -366,6 +368,33 @@ fn stream_inputs(
     if let Some((end, results)) = analysed {
         report(end, results)?;
     }
+    // The units whose files come after the last input's, a batch at a time, each batch's
+    // final findings handed over before the next batch is read.
+    while let Some(first_to_come) = rendered.analyse_next(
+        &pass,
+        &mut Run {
+            summary: &mut *finisher.summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
+        },
+    ) {
+        let (findings, suppressions) = pending.take_before(&first_to_come);
+        finisher.finish(findings, &suppressions, sink)?;
+    }
+    rendered.until(
+        None,
+        &pass,
+        &mut Run {
+            summary: &mut *finisher.summary,
+            pending: &mut pending,
+            duplicates: &mut duplicates,
+            sources: &mut sources,
+            sink,
+        },
+    );
+    drop(rendered);
     // Findings about files that are not inputs: the configuration file, the catalog.
     let (findings, suppressions) = pending.take(None);
     finisher.finish(findings, &suppressions, sink)?;
@@ -373,7 +402,6 @@ fn stream_inputs(
         return Err(Error::SchemaLocation(problem));
     }
 
-    let mut sources = index.sources;
     if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
         sources.push((Arc::clone(file), Arc::clone(text)));
     }

@@ -318,6 +318,7 @@ fn generation_failed(entry: &Entry, dir: &Path, problem: Problem) -> Box<Finding
 }
 
 /// A Flux unit's output after the post-build substitution.
+#[derive(Default)]
 pub(in crate::units) struct PostBuilt {
     pub text: String,
     /// Where expressions were left as written (character ranges of `text`).
