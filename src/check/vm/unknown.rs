@@ -2,7 +2,7 @@
 //! (KV0014), which also carries the drift of the field the API server drops, so that a field
 //! the cluster never stores is one finding and not an unknown-field and a drop finding.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::analysis::Analysis;
 use super::did_you_mean;
@@ -30,7 +30,17 @@ pub(super) fn take_over(
     unknown: &[FieldPath],
     drifts: Vec<Drift>,
 ) -> (Vec<Drift>, BTreeMap<usize, Dropped>) {
-    let owner = |leaf: &FieldPath| unknown.iter().position(|field| leaf.starts_with(field));
+    // The first unknown field a leaf lies at or under, found through the leaf's prefixes: a
+    // VM with tens of thousands of unknown fields must not cost their product.
+    let mut index: HashMap<&[Segment], usize> = HashMap::with_capacity(unknown.len());
+    for (position, field) in unknown.iter().enumerate() {
+        index.entry(field.0.as_slice()).or_insert(position);
+    }
+    let owner = |leaf: &FieldPath| {
+        (0..=leaf.0.len())
+            .filter_map(|length| index.get(&leaf.0[..length]).copied())
+            .min()
+    };
     let mut kept = Vec::with_capacity(drifts.len());
     let mut dropped: BTreeMap<usize, Dropped> = BTreeMap::new();
     for drift in drifts {
