@@ -2,14 +2,10 @@
 //! kvlint: the VM admitter (`check`, a template that sets `maxGuest`) and the VM controller's
 //! handling of a running VM whose guest memory changed (`diff`).
 
-use std::fs;
-use std::path::Path;
+use kvlint::check;
+use kvlint::commands::diff::EffectKind;
 
-use kvlint::check::{self, Options, Report};
-use kvlint::cluster::profile::KubeVirtVersion;
-use kvlint::commands::diff::{self, Effect, EffectKind, Inputs};
-use kvlint::config::ConfigChoice;
-use kvlint::source::Selection;
+use crate::liveupdate_support::{effect_at as effect, options, write_side};
 
 /// A `KubeVirt` object: the gate arm64 VMs need on some releases, and `configuration`.
 fn kubevirt(configuration: &str) -> String {
@@ -30,53 +26,12 @@ fn vm(architecture: &str, memory: &str) -> String {
     )
 }
 
-fn write_side(dir: &Path, files: &[&str]) {
-    fs::create_dir_all(dir).unwrap();
-    for (i, text) in files.iter().enumerate() {
-        fs::write(dir.join(format!("{i}.yaml")), text).unwrap();
-    }
-}
-
-fn options(dir: &Path, minor: u32) -> Options {
-    Options {
-        selection: Selection {
-            paths: vec![dir.to_path_buf()],
-            ..Selection::default()
-        },
-        version: Some(KubeVirtVersion::new(1, minor)),
-        config: ConfigChoice::None,
-        ..Options::default()
-    }
-}
-
-fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
-    let options = options(dir, minor);
-    let mut report = check::run(&options).expect("check runs");
-    let mut inputs = diff::load_inputs(&options).expect("inputs load");
-    let from = format!("{}/", dir.display());
-    diff::relabel(&mut report, &from, "");
-    inputs.relabel(&from, "");
-    (report, inputs)
-}
-
 /// The messages of the findings of `files` checked at v1.`minor`.
 fn check_messages(files: &[&str], minor: u32) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     write_side(dir.path(), files);
     let report = check::run(&options(dir.path(), minor)).expect("check runs");
     report.findings.iter().map(|f| f.message.clone()).collect()
-}
-
-/// What KubeVirt v1.`minor` does with the running VM of `base` when it becomes `head`.
-fn effect(base: &[&str], head: &[&str], minor: u32) -> Effect {
-    let dir = tempfile::tempdir().unwrap();
-    write_side(&dir.path().join("base"), base);
-    write_side(&dir.path().join("head"), head);
-    let (base_report, base_inputs) = side(&dir.path().join("base"), minor);
-    let (head_report, head_inputs) = side(&dir.path().join("head"), minor);
-    let diff = diff::diff_with(&base_report, &base_inputs, &head_report, &head_inputs);
-    assert_eq!(diff.vms.len(), 1, "{diff:?}");
-    diff.vms[0].effect.clone()
 }
 
 fn memory_findings(messages: &[String]) -> Vec<&str> {

@@ -22,15 +22,17 @@ pub(crate) fn effect_at(base: &[&str], head: &[&str], minor: u32) -> Effect {
     diff.vms[0].effect.clone()
 }
 
-fn write_side(dir: &Path, files: &[&str]) {
+/// Writes `files` into `dir` as `0.yaml`, `1.yaml`, ….
+pub(crate) fn write_side(dir: &Path, files: &[&str]) {
     fs::create_dir_all(dir).unwrap();
     for (i, text) in files.iter().enumerate() {
         fs::write(dir.join(format!("{i}.yaml")), text).unwrap();
     }
 }
 
-fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
-    let options = Options {
+/// Checking `dir` at KubeVirt v1.`minor`, with no configuration file.
+pub(crate) fn options(dir: &Path, minor: u32) -> Options {
+    Options {
         selection: Selection {
             paths: vec![dir.to_path_buf()],
             ..Selection::default()
@@ -38,7 +40,11 @@ fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
         version: Some(KubeVirtVersion::new(1, minor)),
         config: ConfigChoice::None,
         ..Options::default()
-    };
+    }
+}
+
+fn side(dir: &Path, minor: u32) -> (Report, Inputs) {
+    let options = options(dir, minor);
     let mut report = check::run(&options).expect("check runs");
     let mut inputs = diff::load_inputs(&options).expect("inputs load");
     let from = format!("{}/", dir.display());
