@@ -282,12 +282,6 @@ impl SchemaLocations {
     }
 }
 
-/// [`parse_locations`] with the error as text, for the check pipeline's caller, which wraps it
-/// as a usage error (`Error::from` a [`LocationError`] makes the same error).
-pub fn load_locations(locations: &[String]) -> Result<SchemaLocations, String> {
-    parse_locations(locations).map_err(|error| error.to_string())
-}
-
 impl From<LocationError> for Error {
     fn from(error: LocationError) -> Self {
         Self::Usage(error.to_string())

@@ -3,7 +3,7 @@
 //! The four `instancetype.kubevirt.io` kinds are validated against schemas generated from the
 //! typed model in [`types`] (the same schema for v1alpha1, v1alpha2 and v1beta1, as KubeVirt
 //! attaches one schema to every version). Other kinds can be validated against JSON Schemas on
-//! disk laid out as kubeconform lays them out ([`load_locations`], [`check_with_locations`]).
+//! disk laid out as kubeconform lays them out ([`parse_locations`], [`check_with_locations`]).
 //!
 //! Two rules come out of it:
 //!
@@ -44,9 +44,7 @@ use crate::yaml::FieldPath;
 pub use generate::{
     KINDS, MATCHERS_FILE, SERVED_VERSIONS, SchemaFile, kind_schema, matchers_schema, schema_files,
 };
-pub use locations::{
-    LocationError, SchemaLocations, check_with_locations, load_locations, parse_locations,
-};
+pub use locations::{LocationError, SchemaLocations, check_with_locations, parse_locations};
 pub(crate) use vm_releases::{
     forbidden_property_message, newer_vm_fields, print_empty_fields_of_release,
 };

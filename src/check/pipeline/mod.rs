@@ -125,8 +125,7 @@ fn stream_inputs(
 ) -> Result<Outcome, Error> {
     // The VM pass reports a file at a time, so files are visited in the report's order.
     inputs.sort_by(|a, b| a.display().cmp(b.display()));
-    let locations =
-        crate::schema::load_locations(&options.schema_locations).map_err(Error::Usage)?;
+    let locations = crate::schema::parse_locations(&options.schema_locations)?;
     let baseline = options
         .baseline
         .as_deref()

@@ -54,7 +54,7 @@ fn widget_findings(locations: &SchemaLocations) -> Vec<(&'static str, String, Op
 fn schema_location_directory() {
     let dir = widget_dir();
     let locations =
-        load_locations(&[dir.path().display().to_string()]).expect("a directory location");
+        parse_locations(&[dir.path().display().to_string()]).expect("a directory location");
     let mut findings = widget_findings(&locations);
     findings.sort();
     assert_eq!(
@@ -93,25 +93,25 @@ fn schema_location_plain_file_names_and_templates() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("widget-v1.json"), WIDGET_SCHEMA).expect("write");
     std::fs::write(dir.path().join("_definitions.json"), DEFINITIONS).expect("write");
-    let plain = load_locations(&[dir.path().display().to_string()]).expect("directory");
+    let plain = parse_locations(&[dir.path().display().to_string()]).expect("directory");
     assert_eq!(widget_findings(&plain).len(), 3);
 
     let template = format!(
         "{}/{{{{ .ResourceKind }}}}-{{{{.ResourceAPIVersion}}}}.json",
         dir.path().display()
     );
-    let templated = load_locations(&[template]).expect("template");
+    let templated = parse_locations(&[template]).expect("template");
     assert_eq!(widget_findings(&templated).len(), 3);
 
     // The first location without the file is skipped; a kind without a schema has no findings.
     let empty = tempfile::tempdir().expect("tempdir");
-    let both = load_locations(&[
+    let both = parse_locations(&[
         empty.path().display().to_string(),
         dir.path().display().to_string(),
     ])
     .expect("two directories");
     assert_eq!(widget_findings(&both).len(), 3);
-    let nothing = load_locations(&[empty.path().display().to_string()]).expect("directory");
+    let nothing = parse_locations(&[empty.path().display().to_string()]).expect("directory");
     assert!(widget_findings(&nothing).is_empty());
 }
 
@@ -119,7 +119,7 @@ fn schema_location_plain_file_names_and_templates() {
 fn schema_location_skips_broken_files_and_builtin_kinds() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("widget-example-v1.json"), "{ not json").expect("write");
-    let locations = load_locations(&[dir.path().display().to_string()]).expect("directory");
+    let locations = parse_locations(&[dir.path().display().to_string()]).expect("directory");
     assert!(widget_findings(&locations).is_empty());
     assert_eq!(locations.problems().len(), 1);
 
@@ -149,9 +149,11 @@ fn schema_location_errors() {
         let message = result.expect_err(location).to_string();
         assert!(message.contains(error), "{location}: {message}");
     }
-    assert!(load_locations(&[]).expect("no locations").is_empty());
+    assert!(parse_locations(&[]).expect("no locations").is_empty());
     assert_eq!(
-        load_locations(&["schemas/{{ .Kind }}.json".to_owned()]).expect_err("a bad placeholder"),
+        parse_locations(&["schemas/{{ .Kind }}.json".to_owned()])
+            .expect_err("a bad placeholder")
+            .to_string(),
         "schema location schemas/{{ .Kind }}.json: unknown placeholder `{{ .Kind }}` (known: .ResourceKind, .ResourceAPIVersion, .Group, .KindSuffix, .NormalizedKubernetesVersion, .StrictSuffix)"
     );
     assert_eq!(
