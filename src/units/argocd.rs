@@ -827,8 +827,8 @@ pub(crate) fn render_directory(
     };
     let manifests = match directory::manifests(&target.dir, &options, repository) {
         Ok(manifests) => manifests,
-        Err(message) => {
-            out.findings.push(refused(message));
+        Err(refusal) => {
+            out.findings.push(refused(refusal.to_string()));
             return out;
         }
     };

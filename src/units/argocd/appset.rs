@@ -16,6 +16,25 @@ use crate::diag::{Finding, Location, Via};
 use crate::rules;
 use crate::yaml::{Mapping, Node, Span, Value};
 
+/// Why kvlint does not expand a generator (the ApplicationSet's other generators still are).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum Unexpanded {
+    #[error("the `{0}` generator is not expanded")]
+    Generator(String),
+    #[error("`elementsYaml` of the list generator is not expanded")]
+    ElementsYaml,
+    #[error("a list element is not a map")]
+    ElementNotAMap,
+    #[error("list element value `{0}` is not a string")]
+    ElementValueNotAString(String),
+    #[error("list element field `{0}` is not a string (Argo CD refuses it without goTemplate)")]
+    ElementFieldNotAString(String),
+    #[error("the git `files` generator is not expanded")]
+    GitFiles,
+    #[error("the generator value `{0}` is not expanded")]
+    Value(String),
+}
+
 /// Directories of the repository looked at, at most, for `git` `directories` generators.
 const MAX_DIRECTORIES: usize = 50_000;
 /// Applications one ApplicationSet generates, at most: each is a unit kvlint builds.
@@ -102,7 +121,7 @@ pub(crate) fn expand(
                         directories.get_or_insert_with(|| repository_directories(repository));
                     git_params(&entry.value, go, listed)
                 }
-                other => Err(format!("the `{other}` generator is not expanded")),
+                other => Err(Unexpanded::Generator(other.to_owned())),
             };
             match params {
                 Ok(params) => {
@@ -219,13 +238,13 @@ fn render_node(node: &mut Node, params: &Params) -> Result<(), NotExpanded> {
 
 /// `list` generator parameters: each element's string fields (`values` flattened to
 /// `values.<key>`), or the element itself with `goTemplate`.
-fn list_params(list: &Node, go: bool) -> Result<Vec<Params>, String> {
+fn list_params(list: &Node, go: bool) -> Result<Vec<Params>, Unexpanded> {
     if list
         .get("elementsYaml")
         .and_then(Node::as_str)
         .is_some_and(|y| !y.trim().is_empty())
     {
-        return Err("`elementsYaml` of the list generator is not expanded".to_owned());
+        return Err(Unexpanded::ElementsYaml);
     }
     let mut out = Vec::new();
     for element in list
@@ -239,23 +258,21 @@ fn list_params(list: &Node, go: bool) -> Result<Vec<Params>, String> {
             continue;
         }
         let Some(object) = json.as_object() else {
-            return Err("a list element is not a map".to_owned());
+            return Err(Unexpanded::ElementNotAMap);
         };
         let mut params = Vec::new();
         for (key, value) in object {
             if key == "values" {
                 for (name, value) in value.as_object().into_iter().flatten() {
                     let Some(text) = value.as_str() else {
-                        return Err(format!("list element value `{name}` is not a string"));
+                        return Err(Unexpanded::ElementValueNotAString(name.clone()));
                     };
                     params.push((format!("values.{name}"), text.to_owned()));
                 }
                 continue;
             }
             let Some(text) = value.as_str() else {
-                return Err(format!(
-                    "list element field `{key}` is not a string (Argo CD refuses it without goTemplate)"
-                ));
+                return Err(Unexpanded::ElementFieldNotAString(key.clone()));
             };
             params.push((key.clone(), text.to_owned()));
         }
@@ -266,14 +283,14 @@ fn list_params(list: &Node, go: bool) -> Result<Vec<Params>, String> {
 
 /// `git` generator parameters: for `directories`, one set per repository directory that a
 /// path matches and no `exclude: true` path does.
-fn git_params(git: &Node, go: bool, listed: &[String]) -> Result<Vec<Params>, String> {
+fn git_params(git: &Node, go: bool, listed: &[String]) -> Result<Vec<Params>, Unexpanded> {
     let directories = git
         .get("directories")
         .and_then(Node::as_seq)
         .unwrap_or_default();
     if directories.is_empty() {
         if git.get("files").is_some() {
-            return Err("the git `files` generator is not expanded".to_owned());
+            return Err(Unexpanded::GitFiles);
         }
         return Ok(Vec::new());
     }
@@ -360,7 +377,7 @@ fn directory_params(dir: &str, prefix: &str, go: bool) -> Params {
 }
 
 /// The generator's `values`, each rendered with the parameters, added as `values.<key>`.
-fn with_values(params: Params, values: &[(String, String)]) -> Result<Params, String> {
+fn with_values(params: Params, values: &[(String, String)]) -> Result<Params, Unexpanded> {
     if values.is_empty() {
         return Ok(params);
     }
@@ -368,7 +385,7 @@ fn with_values(params: Params, values: &[(String, String)]) -> Result<Params, St
     for (key, value) in values {
         let text = params
             .replace(value)
-            .map_err(|_| format!("the generator value `{key}` is not expanded"))?;
+            .map_err(|_| Unexpanded::Value(key.clone()))?;
         rendered.push((key.clone(), text));
     }
     Ok(match params {
@@ -450,6 +467,31 @@ mod tests {
             .remove(0)
             .unwrap()
             .root
+    }
+
+    #[test]
+    fn generators_kvlint_cannot_expand_say_why() {
+        let refusal = |text: &str| list_params(&parse(text), false).unwrap_err();
+        assert_eq!(
+            refusal("elementsYaml: '- a: b'\n"),
+            Unexpanded::ElementsYaml
+        );
+        assert_eq!(refusal("elements: [x]\n"), Unexpanded::ElementNotAMap);
+        let field = refusal("elements:\n- path: [a]\n");
+        assert_eq!(
+            field.to_string(),
+            "list element field `path` is not a string (Argo CD refuses it without goTemplate)"
+        );
+        let value = refusal("elements:\n- values: {size: 2}\n");
+        assert_eq!(
+            value.to_string(),
+            "list element value `size` is not a string"
+        );
+        let files = git_params(&parse("files:\n- path: a.json\n"), false, &[]).unwrap_err();
+        assert_eq!(
+            files.to_string(),
+            "the git `files` generator is not expanded"
+        );
     }
 
     fn expand_text(text: &str, repository: &Path) -> (Vec<App>, Vec<Finding>) {

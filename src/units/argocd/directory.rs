@@ -60,6 +60,17 @@ pub(crate) struct Manifests {
     pub jsonnet: Vec<PathBuf>,
 }
 
+/// The repo server's refusal of a source with a symlink that leaves the repository.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid manifest file \"{}\": illegal filepath in symlink",
+    crate::source::display_path(.path)
+)]
+pub(crate) struct SymlinkOutside {
+    /// The symlink, as the report names it.
+    pub path: PathBuf,
+}
+
 /// Reads the manifests of `dir` (as the report names it) with `options`. A symlink that
 /// resolves outside `repository` (resolved) fails the source, as it fails the repo server;
 /// its target is not read.
@@ -67,7 +78,7 @@ pub(crate) fn manifests(
     dir: &Path,
     options: &Options,
     repository: &Path,
-) -> Result<Manifests, String> {
+) -> Result<Manifests, SymlinkOutside> {
     let mut out = Manifests::default();
     let mut walk = Walk {
         app: dir,
@@ -87,7 +98,7 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn dir(&mut self, dir: &Path, depth: usize, out: &mut Manifests) -> Result<(), String> {
+    fn dir(&mut self, dir: &Path, depth: usize, out: &mut Manifests) -> Result<(), SymlinkOutside> {
         let (app, options) = (self.app, self.options);
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
@@ -137,10 +148,7 @@ impl Walk<'_> {
                 continue;
             };
             if !real.starts_with(self.repository) {
-                return Err(format!(
-                    "invalid manifest file \"{}\": illegal filepath in symlink",
-                    crate::source::display_path(&path)
-                ));
+                return Err(SymlinkOutside { path });
             }
             if !std::fs::metadata(&real).is_ok_and(|m| m.is_file()) {
                 continue;
@@ -164,6 +172,17 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symlink_out_of_the_repository_is_refused_as_the_repo_server_words_it() {
+        let refusal = SymlinkOutside {
+            path: PathBuf::from("apps/web/leak.yaml"),
+        };
+        assert_eq!(
+            refusal.to_string(),
+            "invalid manifest file \"apps/web/leak.yaml\": illegal filepath in symlink"
+        );
+    }
 
     #[test]
     fn the_repo_server_selection() {

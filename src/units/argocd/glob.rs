@@ -26,6 +26,27 @@ enum Token {
     Alternatives(Vec<Vec<Token>>),
 }
 
+/// Why Go's `path.Match` refuses a pattern (`path.ErrBadPattern`), or why kvlint does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BadPattern {
+    #[error("longer than {MAX_PATTERN} characters")]
+    TooLong,
+    #[error("braces nested deeper than {MAX_NESTING}")]
+    NestedTooDeep,
+    #[error("unclosed `{{`")]
+    UnclosedBrace,
+    #[error("unclosed `[`")]
+    UnclosedClass,
+    #[error("a trailing `\\`")]
+    TrailingEscape,
+    #[error("an empty `[]`")]
+    EmptyClass,
+    #[error("a reversed range")]
+    ReversedRange,
+    #[error("a bare `-` in a class")]
+    BareDash,
+}
+
 /// Patterns longer than this (in characters) are refused: they match nothing.
 const MAX_PATTERN: usize = 4096;
 /// `{...}` nested deeper than this is refused.
@@ -58,10 +79,10 @@ pub(crate) fn matches_include(pattern: &str, text: &str) -> bool {
 
 /// Go's `path.Match(pattern, name)`: Err for a malformed pattern (or one beyond kvlint's
 /// bounds).
-pub(crate) fn path_match(pattern: &str, name: &str) -> Result<bool, String> {
+pub(crate) fn path_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
     let chars: Vec<char> = pattern.chars().take(MAX_PATTERN + 1).collect();
     if chars.len() > MAX_PATTERN {
-        return Err(format!("longer than {MAX_PATTERN} characters"));
+        return Err(BadPattern::TooLong);
     }
     let mut at = 0;
     let tokens = parse(&chars, &mut at, Dialect::GoPath, 0)?;
@@ -75,9 +96,9 @@ fn parse(
     at: &mut usize,
     dialect: Dialect,
     nesting: usize,
-) -> Result<Vec<Token>, String> {
+) -> Result<Vec<Token>, BadPattern> {
     if nesting > MAX_NESTING {
-        return Err(format!("braces nested deeper than {MAX_NESTING}"));
+        return Err(BadPattern::NestedTooDeep);
     }
     let mut tokens = Vec::new();
     while let Some(&c) = chars.get(*at) {
@@ -108,7 +129,7 @@ fn parse(
                             *at += 1;
                             break;
                         }
-                        _ => return Err("unclosed `{`".to_owned()),
+                        _ => return Err(BadPattern::UnclosedBrace),
                     }
                 }
                 tokens.push(Token::Alternatives(alternatives));
@@ -116,7 +137,7 @@ fn parse(
             '\\' => {
                 *at += 1;
                 let Some(&escaped) = chars.get(*at) else {
-                    return Err("a trailing `\\`".to_owned());
+                    return Err(BadPattern::TrailingEscape);
                 };
                 *at += 1;
                 tokens.push(Token::Literal(escaped));
@@ -131,7 +152,7 @@ fn parse(
 }
 
 /// A `[...]` class, after its `[`.
-fn class(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<Token, String> {
+fn class(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<Token, BadPattern> {
     let negation = match dialect {
         Dialect::Gobwas => '!',
         Dialect::GoPath => '^',
@@ -143,12 +164,12 @@ fn class(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<Token, Stri
     let mut ranges = Vec::new();
     loop {
         let Some(&c) = chars.get(*at) else {
-            return Err("unclosed `[`".to_owned());
+            return Err(BadPattern::UnclosedClass);
         };
         if c == ']' {
             *at += 1;
             if ranges.is_empty() && dialect == Dialect::GoPath {
-                return Err("an empty `[]`".to_owned());
+                return Err(BadPattern::EmptyClass);
             }
             return Ok(Token::Class(negated, ranges));
         }
@@ -160,26 +181,26 @@ fn class(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<Token, Stri
             low
         };
         if high < low {
-            return Err("a reversed range".to_owned());
+            return Err(BadPattern::ReversedRange);
         }
         ranges.push((low, high));
     }
 }
 
-fn class_char(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<char, String> {
+fn class_char(chars: &[char], at: &mut usize, dialect: Dialect) -> Result<char, BadPattern> {
     let Some(&c) = chars.get(*at) else {
-        return Err("unclosed `[`".to_owned());
+        return Err(BadPattern::UnclosedClass);
     };
     *at += 1;
     if c == '\\' && dialect == Dialect::GoPath {
         let Some(&escaped) = chars.get(*at) else {
-            return Err("a trailing `\\`".to_owned());
+            return Err(BadPattern::TrailingEscape);
         };
         *at += 1;
         return Ok(escaped);
     }
     if c == '-' && dialect == Dialect::GoPath {
-        return Err("a bare `-` in a class".to_owned());
+        return Err(BadPattern::BareDash);
     }
     Ok(c)
 }
@@ -325,7 +346,10 @@ mod tests {
         let used = steps(&|| {
             assert!(!matches_include(&"{".repeat(100_000), "x"));
             assert!(!matches_include(&"{a,b}".repeat(20), "a"));
-            assert!(path_match(&"a".repeat(10_000), "a").is_err());
+            assert_eq!(
+                path_match(&"a".repeat(10_000), "a"),
+                Err(BadPattern::TooLong)
+            );
         });
         assert!(used <= 2 * 20 * MAX_ALTERNATIVES as u64, "{used} steps");
     }
@@ -345,7 +369,19 @@ mod tests {
         assert_eq!(path_match("apps/[^a]", "apps/a"), Ok(false));
         assert_eq!(path_match("apps/[^a]", "apps/b"), Ok(true));
         assert_eq!(path_match("apps/{a,b}", "apps/{a,b}"), Ok(true));
-        assert!(path_match("apps/[", "apps/a").is_err());
-        assert!(path_match("apps/\\", "apps/a").is_err());
+        assert_eq!(
+            path_match("apps/[", "apps/a"),
+            Err(BadPattern::UnclosedClass)
+        );
+        assert_eq!(
+            path_match("apps/\\", "apps/a"),
+            Err(BadPattern::TrailingEscape)
+        );
+        assert_eq!(path_match("apps/[]", "apps/a"), Err(BadPattern::EmptyClass));
+        assert_eq!(
+            path_match("apps/[b-a]", "apps/a"),
+            Err(BadPattern::ReversedRange)
+        );
+        assert_eq!(path_match("apps/[-]", "apps/a"), Err(BadPattern::BareDash));
     }
 }

@@ -35,11 +35,30 @@ pub(crate) struct Generated {
     pub ignore_files: Vec<PathBuf>,
 }
 
+/// Why a file is not Kubernetes YAML as Kustomize's resource factory decodes it (its words).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotObjects {
+    #[error("{0}")]
+    Yaml(String),
+    #[error("the document is not a map")]
+    NotAMap,
+    #[error("kind is not a string")]
+    KindNotAString,
+    #[error("missing kind in object")]
+    MissingKind,
+    #[error("empty item at {0} in object")]
+    EmptyItem(String),
+    #[error("expected array in {0}/items")]
+    ItemsNotAnArray(String),
+    #[error("missing metadata.name in object")]
+    MissingName,
+}
+
 /// Why Flux cannot generate the kustomization.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Problem {
     /// A listed file is not Kubernetes YAML (Flux: `failed to decode Kubernetes YAML`).
-    NotKubernetes { file: PathBuf, reason: String },
+    NotKubernetes { file: PathBuf, reason: NotObjects },
     /// kvlint cannot read the path.
     Unreadable { path: PathBuf, reason: String },
     /// The path is larger than kvlint scans.
@@ -266,37 +285,37 @@ fn collect_ignore_files(
 /// Whether a file's text decodes as Kubernetes objects as Kustomize's resource factory reads
 /// it (`SliceFromBytes`): YAML documents, each empty or a map with a `kind` and, unless the
 /// kind is a `…List`, a `metadata.name`; list items alike; no null list entries.
-pub(crate) fn decodes_as_objects(text: &str) -> Result<(), String> {
+pub(crate) fn decodes_as_objects(text: &str) -> Result<(), NotObjects> {
     for document in yaml::parse_stream(text, Limits::default()) {
-        let document = document.map_err(|err| err.message)?;
+        let document = document.map_err(|err| NotObjects::Yaml(err.message))?;
         check_object(&document.root)?;
     }
     Ok(())
 }
 
-fn check_object(node: &Node) -> Result<(), String> {
+fn check_object(node: &Node) -> Result<(), NotObjects> {
     match &node.value {
         Value::Null => return Ok(()),
         Value::Map(entries) if entries.is_empty() => return Ok(()),
         Value::Map(_) => {}
-        _ => return Err("the document is not a map".to_owned()),
+        _ => return Err(NotObjects::NotAMap),
     }
     let kind = match node.get("kind").map(|kind| &kind.value) {
         None | Some(Value::Null) => "",
         Some(Value::Str(kind)) => kind.as_str(),
-        Some(_) => return Err("kind is not a string".to_owned()),
+        Some(_) => return Err(NotObjects::KindNotAString),
     };
     if kind.is_empty() {
-        return Err("missing kind in object".to_owned());
+        return Err(NotObjects::MissingKind);
     }
     if let Some(path) = null_list_entry(node, "") {
-        return Err(format!("empty item at {path} in object"));
+        return Err(NotObjects::EmptyItem(path));
     }
     if kind.ends_with("List") {
         return match node.get("items").map(|items| &items.value) {
             None | Some(Value::Null) => Ok(()),
             Some(Value::Seq(items)) => items.iter().try_for_each(check_object),
-            Some(_) => Err(format!("expected array in {kind}/items")),
+            Some(_) => Err(NotObjects::ItemsNotAnArray(kind.to_owned())),
         };
     }
     let name = node
@@ -305,7 +324,7 @@ fn check_object(node: &Node) -> Result<(), String> {
         .and_then(Node::as_str)
         .unwrap_or_default();
     if name.is_empty() {
-        return Err("missing metadata.name in object".to_owned());
+        return Err(NotObjects::MissingName);
     }
     Ok(())
 }
@@ -402,7 +421,7 @@ mod tests {
             problem,
             Problem::NotKubernetes {
                 file: temp.path().join("apps/values.yaml"),
-                reason: "missing kind in object".to_owned()
+                reason: NotObjects::MissingKind
             }
         );
     }
@@ -414,15 +433,19 @@ mod tests {
         assert!(decodes_as_objects(VM).is_ok());
         assert!(decodes_as_objects("kind: ConfigMapList\nitems: []\n").is_ok());
         assert_eq!(
-            decodes_as_objects("kind: ConfigMapList\nitems:\n- kind: ConfigMap\n").unwrap_err(),
+            decodes_as_objects("kind: ConfigMapList\nitems:\n- kind: ConfigMap\n")
+                .unwrap_err()
+                .to_string(),
             "missing metadata.name in object"
         );
         assert_eq!(
-            decodes_as_objects("kind: A\nmetadata: {name: a}\nlist: [1, ~]\n").unwrap_err(),
+            decodes_as_objects("kind: A\nmetadata: {name: a}\nlist: [1, ~]\n")
+                .unwrap_err()
+                .to_string(),
             "empty item at .list[1] in object"
         );
         assert_eq!(
-            decodes_as_objects("- a\n").unwrap_err(),
+            decodes_as_objects("- a\n").unwrap_err().to_string(),
             "the document is not a map"
         );
         assert!(decodes_as_objects("kind: [\n").is_err());
