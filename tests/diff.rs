@@ -574,3 +574,79 @@ fn diff_base_head_1_in_a_real_repository() {
     );
     assert_eq!(repo.git(&["status", "--porcelain"]), " M vms/web.yaml\n");
 }
+
+/// A VirtualMachinePool whose selector changes between the base and the head commit.
+const POOL: &str = "\
+apiVersion: pool.kubevirt.io/v1beta1
+kind: VirtualMachinePool
+metadata:
+  name: web
+  namespace: apps
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  virtualMachineTemplate:
+    metadata:
+      labels:
+        app: web
+        tier: front
+    spec:
+      runStrategy: Always
+      template:
+        spec:
+          domain:
+            memory:
+              guest: 1Gi
+            devices: {}
+";
+
+#[test]
+fn changing_a_pool_s_selector_is_rejected_as_kubevirt_s_pool_validator_does() {
+    let repo = GitRepo::init();
+    repo.write("pools/web.yaml", POOL);
+    repo.commit_all("base");
+    // Both selectors match the template: only the update rule refuses the head.
+    repo.write(
+        "pools/web.yaml",
+        &POOL.replace(
+            "      app: web\n  virtualMachineTemplate",
+            "      tier: front\n  virtualMachineTemplate",
+        ),
+    );
+    repo.commit_all("head");
+
+    let output = kvlint(
+        repo.path(),
+        &[
+            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let web = &json["vms"][0];
+    assert_eq!(web["name"], "web", "{json:#}");
+    assert_eq!(web["effect"]["kind"], "rejected", "{json:#}");
+    assert_eq!(
+        web["effect"]["message"],
+        "rejected: selector is immutable after creation."
+    );
+    assert_eq!(json["counts"]["rejected"], 1);
+
+    // A head that only scales the pool keeps its selector and is accepted.
+    repo.write(
+        "pools/web.yaml",
+        &POOL.replace("replicas: 2", "replicas: 3"),
+    );
+    repo.commit_all("scaled");
+    let output = kvlint(
+        repo.path(),
+        &[
+            "diff", "--base", "HEAD~2", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_ne!(json["vms"][0]["effect"]["kind"], "rejected", "{json:#}");
+}

@@ -48,6 +48,7 @@ const KUBEVIRT_SOURCES: &[&str] = &[
     "v1.9.0/pkg/virt-api/rest/expand.go",
     "v1.9.0/pkg/virt-api/webhooks/mutating-webhook/mutators/vm-mutator.go",
     "v1.9.0/pkg/virt-api/webhooks/mutating-webhook/mutators/vmi-mutator.go",
+    "v1.9.0/pkg/virt-api/webhooks/validating-webhook/admitters/vmpool-admitter.go",
     "v1.9.0/pkg/virt-api/webhooks/validating-webhook/admitters/vms-admitter.go",
     "v1.9.0/pkg/virt-config/virt-config.go",
     "v1.9.0/pkg/virt-controller/watch/vm/firmware.go",

@@ -109,7 +109,7 @@ fn legacy_uuid() -> String {
 
 fn uuid_only(version: &str) -> String {
     format!(
-        "KV3006 {FIRMWARE}.uuid KubeVirt {version} generates a random `{FIRMWARE}.uuid` when the VM is created; they differ on every cluster and every re-creation; a VM created before v1.6 (or whose uuid is removed later) gets `{}`, derived from its name, from the VM controller",
+        "KV3006 {FIRMWARE}.uuid KubeVirt {version} generates a random `{FIRMWARE}.uuid` when the VM is created; it differs on every cluster and every re-creation; a VM created before v1.6 (or whose uuid is removed later) gets `{}`, derived from its name, from the VM controller",
         legacy_uuid()
     )
 }
@@ -181,7 +181,7 @@ fn the_serial_came_with_v1_6_1_and_v1_5_3() {
     let v1_5_3 = drift(VM, "v1.5.3");
     assert!(
         v1_5_3.contains(&format!(
-            "KV3006 {FIRMWARE}.serial KubeVirt v1.5.3 generates a random `{FIRMWARE}.serial` when the VM is created; they differ on every cluster and every re-creation"
+            "KV3006 {FIRMWARE}.serial KubeVirt v1.5.3 generates a random `{FIRMWARE}.serial` when the VM is created; it differs on every cluster and every re-creation"
         )),
         "{v1_5_3:#?}"
     );

@@ -56,7 +56,7 @@ fn refusals(text: &str, version: &str) -> Vec<(u64, u64, String, String)> {
         .as_array()
         .expect("diagnostics")
         .iter()
-        .filter(|d| d["code"] == "KV1008" || d["code"] == "KV0015")
+        .filter(|d| d["code"] == "KV1015" || d["code"] == "KV0015")
         .map(|d| {
             (
                 d["line"].as_u64().unwrap(),

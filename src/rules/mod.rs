@@ -149,6 +149,8 @@ rules! {
         "KubeVirt's instance-type or preference webhook refuses the object.";
     SPREAD_RATIO_ZERO = "KV1014", "spread-ratio-zero", Reject, Warning,
         "A spread ratio of 0 makes KubeVirt's webhook fail for every VM that uses the preference with an instance type.";
+    POOL_SPEC_INVALID = "KV1015", "pool-spec-invalid", Reject, Error,
+        "KubeVirt's VirtualMachinePool validation refuses the pool: its selector, strategies or VM template.";
     CATALOG_NAME_OVERWRITTEN = "KV2001", "catalog-name-overwritten", Catalog, Warning,
         "A cluster object in the repository has the name of a catalog object that virt-operator overwrites.";
     CATALOG_DEPRECATED = "KV2002", "deprecated-catalog-entry", Catalog, Warning,

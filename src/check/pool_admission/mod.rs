@@ -34,7 +34,7 @@ struct Refusal {
 impl Refusal {
     fn webhook(path: &'static str, message: impl Into<String>) -> Self {
         Self {
-            rule: &rules::VM_SPEC_INVALID,
+            rule: &rules::POOL_SPEC_INVALID,
             path,
             field: path,
             message: message.into(),

@@ -181,10 +181,16 @@ impl Analysis<'_, '_> {
                     )
                     .with_kubevirt_field(cause.field),
                 Rejection::VmSpec(cause) => {
+                    // The pool validator runs this validation on its template: a pool's refusal.
+                    let rule = if self.view.base.0.is_empty() {
+                        &rules::VM_SPEC_INVALID
+                    } else {
+                        &rules::POOL_SPEC_INVALID
+                    };
                     let finding = self
                         .view
                         .finding(
-                            &rules::VM_SPEC_INVALID,
+                            rule,
                             &vm_path_of(&cause.field),
                             self.view.kubevirt_text(&cause.message),
                         )

@@ -15,6 +15,7 @@ use super::live::{as_controller_sees, template_effect};
 use super::model::{
     DiffFinding, Effect, EffectKind, ObjectDiff, ObjectUser, Place, Relation, VmDiff, VmStatus,
 };
+use super::pool::{self, SELECTOR_IMMUTABLE};
 use super::summary::{arrow, matcher_changes, section, summarise};
 use crate::check::Report;
 use crate::check::vm::Rendered;
@@ -240,6 +241,30 @@ pub(super) fn matcher_update_refusal(
     None
 }
 
+/// The pool validator's refusal of an update that changes a pool's selector. It validates the
+/// pool as on create as well, and names those refusals first.
+fn pool_update_refusal(base: &SideVm<'_>, head: &SideVm<'_>) -> Option<Effect> {
+    let (Some(old), Some(new)) = (base.written, head.written) else {
+        return None;
+    };
+    if new.kind != "VirtualMachinePool" || old.kind != new.kind {
+        return None;
+    }
+    let detail = pool::selector_change(&old.object, &new.object)?;
+    let mut effect = match first_error_effect(head).filter(|e| e.kind == EffectKind::Rejected) {
+        Some(mut effect) => {
+            effect.details.push(SELECTOR_IMMUTABLE.to_owned());
+            effect
+        }
+        None => Effect::new(
+            EffectKind::Rejected,
+            format!("rejected: {SELECTOR_IMMUTABLE}"),
+        ),
+    };
+    effect.details.push(detail);
+    Some(effect)
+}
+
 /// Whether a VM has an instance type or a preference.
 fn has_matchers(vm: &SideVm<'_>) -> bool {
     ROLES.iter().any(|role| vm.resolved.get(*role).is_some())
@@ -298,6 +323,9 @@ pub(super) fn vm_effect(
         notes.push("KubeVirt rejects the base revision of this VM, so no live VM exists from it: the change applies as a create".to_owned());
         return first_error_effect(head)
             .unwrap_or_else(|| Effect::new(EffectKind::Created, "created"));
+    }
+    if let Some(effect) = pool_update_refusal(base, head) {
+        return effect;
     }
     if let Some(effect) = first_error_effect(head) {
         return effect;

@@ -28,7 +28,8 @@
 //! as stored (the mutating webhook's architecture and machine type) and without the VMI
 //! defaults that expand adds to a VM with an instance type or preference.
 //! The matcher update rule of the mutating webhook (`pkg/instancetype/webhooks/vm/mutator.go`,
-//! `validateMatcherUpdate`) and the findings of category
+//! `validateMatcherUpdate`), the pool validator's immutable selector (`pool`) and the findings
+//! of category
 //! `reject` of the head side decide rejections. Existing VMs keep the ControllerRevision of
 //! their instance type and preference (`pkg/instancetype/revision/store.go`, `Store`), so a
 //! changed instance type reaches only
@@ -46,6 +47,7 @@ mod inputs;
 mod live;
 mod model;
 mod output;
+mod pool;
 mod summary;
 #[cfg(test)]
 mod tests;

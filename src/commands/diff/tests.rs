@@ -490,6 +490,46 @@ fn renaming_the_instance_type_with_a_revision_name_is_rejected() {
 }
 
 #[test]
+fn changing_a_pool_s_selector_is_rejected() {
+    let template = vm("web", 1, "4Gi");
+    let mut pool = rendered(template.clone(), None);
+    pool.pool = Some("web".to_owned());
+    let side = |selector: Value| {
+        let object = json!({"kind": "VirtualMachinePool", "metadata": {"name": "web"},
+            "spec": {"selector": selector, "virtualMachineTemplate": {"spec": template["spec"]}}});
+        let written = WrittenVm {
+            kind: "VirtualMachinePool".to_owned(),
+            file: "vms/web.yaml".to_owned(),
+            line: 1,
+            instancetype: None,
+            preference: None,
+            object,
+        };
+        inputs(vec![("web", written)])
+    };
+    let web = json!({"matchLabels": {"app": "web"}});
+    let report = report(vec![pool], Vec::new());
+    let diff = diff_with(
+        &report,
+        &side(web.clone()),
+        &report,
+        &side(json!({"matchLabels": {"app": "api"}})),
+    );
+    let effect = &find(&diff, "web").effect;
+    assert_eq!(effect.kind, EffectKind::Rejected);
+    assert_eq!(
+        effect.message,
+        "rejected: selector is immutable after creation."
+    );
+    assert!(
+        effect.details[0].starts_with("spec.selector {\"matchLabels\":{\"app\":\"web\"}} → "),
+        "{effect:?}"
+    );
+    let kept = diff_with(&report, &side(web.clone()), &report, &side(web));
+    assert_eq!(find(&kept, "web").effect.kind, EffectKind::None);
+}
+
+#[test]
 fn a_changed_instance_type_reaches_only_new_and_switching_vms() {
     let object = |guest: u64| SpecObject {
         key: ObjectKey {

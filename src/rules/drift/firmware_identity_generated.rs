@@ -31,14 +31,45 @@ static DRIFT: DriftRule = DriftRule {
     }),
 };
 
+/// The generated fields a change names: the leaf itself, or those of `uuid` and `serial` the
+/// cluster stores in a firmware the manifest does not write (only the uuid up to v1.6).
+fn generated_fields(change: &Change<'_>) -> Vec<String> {
+    let field = change.field;
+    if change.last_key != "firmware" {
+        return vec![field.to_owned()];
+    }
+    let stored = change.stored.and_then(serde_json::Value::as_object);
+    let written = change.written.and_then(serde_json::Value::as_object);
+    let generated: Vec<String> = ["uuid", "serial"]
+        .into_iter()
+        .filter(|key| {
+            stored.is_none_or(|s| s.get(*key).is_some_and(|v| !v.is_null()))
+                && written.is_none_or(|w| w.get(*key).is_none_or(serde_json::Value::is_null))
+        })
+        .map(|key| format!("{field}.{key}"))
+        .collect();
+    if generated.is_empty() {
+        vec![field.to_owned()]
+    } else {
+        generated
+    }
+}
+
 fn explain(change: &Change<'_>) -> Explained {
     let field = change.field;
-    let what = if change.last_key == "firmware" {
-        format!("`{field}.uuid` and `{field}.serial`")
-    } else {
-        format!("`{field}`")
+    let generated = generated_fields(change);
+    let (what, differ) = match generated.as_slice() {
+        [one] => (format!("`{one}`"), "it differs"),
+        several => (
+            several
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            "they differ",
+        ),
     };
-    let uuid_missing = change.last_key != "serial";
+    let uuid_missing = generated.iter().any(|f| !f.ends_with(".serial"));
     let (legacy_message, legacy_help) = change
         .legacy_uuid
         .as_ref()
@@ -56,7 +87,7 @@ fn explain(change: &Change<'_>) -> Explained {
         .unwrap_or_default();
     Explained {
         message: format!(
-            "KubeVirt {} generates a random {what} when the VM is created; they differ on every cluster and every re-creation{legacy_message}",
+            "KubeVirt {} generates a random {what} when the VM is created; {differ} on every cluster and every re-creation{legacy_message}",
             change.version
         ),
         help: format!(
@@ -94,6 +125,35 @@ mod tests {
             explained.help.ends_with("created before v1.6 has"),
             "{}",
             explained.help
+        );
+    }
+
+    #[test]
+    fn one_generated_field_is_worded_in_the_singular_two_in_the_plural() {
+        let firmware = "spec.template.spec.domain.firmware";
+        let uuid = format!("{firmware}.uuid");
+        let one = explain_at(explain, &uuid, None, Some(&json!("u")), None);
+        assert_eq!(
+            one.message,
+            format!(
+                "KubeVirt v1.9 generates a random `{uuid}` when the VM is created; it differs on every cluster and every re-creation"
+            )
+        );
+        // Up to v1.6 the firmware the webhook adds holds the uuid alone.
+        let only_uuid = explain_at(explain, firmware, None, Some(&json!({"uuid": "u"})), None);
+        assert_eq!(only_uuid.message, one.message);
+        let both = explain_at(
+            explain,
+            firmware,
+            None,
+            Some(&json!({"uuid": "u", "serial": "s"})),
+            None,
+        );
+        assert_eq!(
+            both.message,
+            format!(
+                "KubeVirt v1.9 generates a random `{firmware}.uuid` and `{firmware}.serial` when the VM is created; they differ on every cluster and every re-creation"
+            )
         );
     }
 
