@@ -125,12 +125,13 @@ pub(super) fn side_vms<'a>(report: &'a Report, inputs: &'a Inputs) -> BTreeMap<V
         let vm = vms.entry(key).or_default();
         if vm.rendered.is_none() {
             vm.rendered = Some(rendered);
-            rendered
-                .value
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or("VirtualMachine")
-                .clone_into(&mut vm.kind);
+            // A pool is named as the object written in Git, not as the VMs it creates.
+            let kind = if rendered.pool.is_some() {
+                "VirtualMachinePool"
+            } else {
+                rendered_kind(rendered)
+            };
+            kind.clone_into(&mut vm.kind);
         }
     }
     for finding in &report.findings {
@@ -185,6 +186,14 @@ pub(super) fn side_vms<'a>(report: &'a Report, inputs: &'a Inputs) -> BTreeMap<V
     vms
 }
 
+fn rendered_kind(rendered: &Rendered) -> &str {
+    rendered
+        .value
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("VirtualMachine")
+}
+
 /// The mutating webhook's update rule (`pkg/instancetype/webhooks/vm/mutator.go`,
 /// `validateMatcherUpdate`) for a live VM created from `base`
 /// and updated to `head`, and what KubeVirt up to v1.4 wrote into the live spec.
@@ -193,6 +202,11 @@ pub(super) fn matcher_update_refusal(
     head: &SideVm<'_>,
     version: KubeVirtVersion,
 ) -> Option<Effect> {
+    // VirtualMachinePools have a validating webhook only: nothing refuses a renamed matcher
+    // in a pool's template.
+    if head.kind == "VirtualMachinePool" {
+        return None;
+    }
     for role in ROLES {
         let (Some(old), Some(new)) = (base.written_matcher(role), head.written_matcher(role))
         else {
@@ -498,7 +512,12 @@ pub(super) fn vm_diff(
     };
     let changes = match (status, &rendered_values) {
         (VmStatus::Changed, (Some(bv), Some(hv))) => {
-            summarise(bv, hv, kind, &b.resolved, &h.resolved)
+            // The renderings are VMs (a pool's, the VM it creates): their paths are a VM's.
+            let rendered = h
+                .rendered
+                .or(b.rendered)
+                .map_or("VirtualMachine", rendered_kind);
+            summarise(bv, hv, rendered, &b.resolved, &h.resolved)
         }
         (VmStatus::Changed | VmStatus::Added, _) => matcher_changes(&b.resolved, &h.resolved),
         _ => Vec::new(),

@@ -530,6 +530,41 @@ fn changing_a_pool_s_selector_is_rejected() {
 }
 
 #[test]
+fn a_pool_is_named_as_a_pool_and_its_template_s_matchers_are_not_judged_by_the_vm_webhook() {
+    let side = |sockets: u64, name: &str| {
+        let mut pool = rendered(vm("web", sockets, "4Gi"), Some(name));
+        pool.pool = Some("web".to_owned());
+        let matcher = json!({"name": name, "revisionName": "web-u1.medium-1"});
+        let object = json!({"kind": "VirtualMachinePool", "metadata": {"name": "web"},
+            "spec": {"virtualMachineTemplate": {"spec": {"instancetype": matcher}}}});
+        let template = object["spec"]["virtualMachineTemplate"].get("spec");
+        let written = WrittenVm {
+            kind: "VirtualMachinePool".to_owned(),
+            file: "vms/web.yaml".to_owned(),
+            line: 1,
+            instancetype: written_matcher(template, MatcherRole::Instancetype),
+            preference: None,
+            object,
+        };
+        (
+            report(vec![pool], Vec::new()),
+            inputs(vec![("web", written)]),
+        )
+    };
+    let (base, base_inputs) = side(1, "u1.medium");
+    let (head, head_inputs) = side(2, "u1.large");
+    let diff = diff_with(&base, &base_inputs, &head, &head_inputs);
+    let web = find(&diff, "web");
+    assert_eq!(web.kind, "VirtualMachinePool");
+    // The same change to a VM is refused by the VM mutating webhook; pools have none.
+    assert_ne!(web.effect.kind, EffectKind::Rejected, "{:?}", web.effect);
+    assert!(
+        !web.changes.is_empty(),
+        "the template's changes are summarised"
+    );
+}
+
+#[test]
 fn a_changed_instance_type_reaches_only_new_and_switching_vms() {
     let object = |guest: u64| SpecObject {
         key: ObjectKey {
