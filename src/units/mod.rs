@@ -7,6 +7,7 @@
 mod argocd;
 mod cache;
 mod chain;
+mod charts;
 mod discover;
 pub mod envsubst;
 mod failed_builds;
@@ -43,6 +44,8 @@ pub struct UnitOptions {
     pub off: bool,
     /// The build command (`--kustomize-command`).
     pub command: Option<String>,
+    /// The Helm that renders chart directories (`--helm-command`).
+    pub helm_command: Option<String>,
     /// How long one build may run (`--kustomize-timeout`, seconds).
     pub timeout: Option<u64>,
     /// The cache root (`--cache-dir`), instead of `$KVLINT_CACHE_DIR` or the user's.
@@ -82,6 +85,8 @@ pub struct Rendering {
     /// changed file belongs to).
     pub unit_files: BTreeMap<String, Vec<String>>,
     pub tool: Option<ToolSummary>,
+    /// The Helm that rendered chart directories.
+    pub helm: Option<ToolSummary>,
     /// Why kustomizations were checked as written, for standard error.
     pub warning: Option<String>,
     /// The objects `Context::streamed` picks, left in their units' build outputs.
@@ -294,8 +299,25 @@ struct Outputs<'a> {
 }
 
 /// Plans the units of `inputs` and builds them in parallel (see [`render`]); their outputs
-/// are read by [`Builds::read`].
+/// are read by [`Builds::read`]. Chart directories are rendered beside (`charts`).
 pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
+    if context.options.off {
+        return Builds {
+            rendering: Rendering::default(),
+            outputs: None,
+        };
+    }
+    let texts = entry_texts(inputs);
+    let mut builds = build_kustomize(inputs, &texts, context);
+    charts::render(&texts, context, &mut builds.rendering);
+    builds
+}
+
+fn build_kustomize<'a>(
+    inputs: &[Input],
+    texts: &[(Arc<str>, String)],
+    context: &'a Context<'a>,
+) -> Builds<'a> {
     let unread = |rendering| Builds {
         rendering,
         outputs: None,
@@ -305,7 +327,6 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         return unread(rendering);
     }
     let is_file = |input: &&Input| matches!(input, Input::File { .. });
-    let texts = entry_texts(inputs);
     let files: BTreeMap<PathBuf, Arc<str>> = inputs
         .iter()
         .filter(is_file)
@@ -319,7 +340,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         .filter(|path| is_kustomization_file(&path.to_string_lossy()))
         .filter_map(|path| path.parent().map(Path::to_path_buf))
         .collect();
-    let written = flux::jobs::FluxInputs::from_texts(&texts, &chain::Rendered::default());
+    let written = flux::jobs::FluxInputs::from_texts(texts, &chain::Rendered::default());
     // A Flux Kustomization may name a path without a kustomization (Flux generates one), and
     // an Argo CD Application a directory of plain manifests.
     let anchors = if candidates.is_empty() {
@@ -345,7 +366,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         .clone()
         .or_else(|| repository_of(&anchors));
     let planner = Planner {
-        texts: &texts,
+        texts,
         anchors: &anchors,
         candidates: &candidates,
         repository: repository.as_deref(),
@@ -421,7 +442,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         }
         round += 1;
         chained = found;
-        let inputs = flux::jobs::FluxInputs::from_texts(&texts, &chained);
+        let inputs = flux::jobs::FluxInputs::from_texts(texts, &chained);
         plan = planner.chained(inputs, &mut tree, &chained);
         rendering = Rendering {
             tool: rendering.tool.take(),
