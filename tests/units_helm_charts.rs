@@ -334,3 +334,116 @@ fn a_cached_rendering_follows_the_chart_files() {
         "{after:#?}"
     );
 }
+
+#[test]
+fn fixes_never_edit_a_chart_template() {
+    if !helm_available("fixes_never_edit_a_chart_template") {
+        return;
+    }
+    let dir = fixture();
+    let template = dir.path().join("charts/legacy/templates/vm.yaml");
+    let before = std::fs::read_to_string(&template).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args([
+            "fix",
+            ".",
+            "--unsafe-fixes",
+            "--catalog",
+            "none",
+            "--no-cache",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        printed.contains("charts/legacy/templates/vm.yaml:12: KV3007 not fixed: charts/legacy/templates/vm.yaml is a Helm template; change the chart or the values its release gives it"),
+        "{printed}"
+    );
+    assert_eq!(std::fs::read_to_string(&template).unwrap(), before);
+}
+
+#[test]
+fn flux_values_files_replace_the_chart_values() {
+    if !helm_available("flux_values_files_replace_the_chart_values") {
+        return;
+    }
+    let dir = common::git_repository(&[
+        (
+            "clusters/lab.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: lab
+  namespace: lab
+spec:
+  chart:
+    spec:
+      chart: ./charts/lab
+      valuesFiles:
+        - charts/lab/values-lab.yaml
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+",
+        ),
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        (
+            "charts/lab/values.yaml",
+            "name: from-the-chart\nsize: standard.small\n",
+        ),
+        ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+        (
+            "charts/lab/templates/vm.yaml",
+            "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{ .Values.name | default \"without-chart-values\" }}-{{ .Release.Name }}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{ .Values.size }}
+  template:
+    spec:
+      domain:
+        devices: {}
+",
+        ),
+    ]);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006")
+        .map(|d| {
+            format!(
+                "{}:{}:{} {}/{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["namespace"].as_str().unwrap(),
+                d["object"]["name"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "charts/lab/templates/vm.yaml:7:3 lab/without-chart-values-lab virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"standard.smol\" not found"
+        ]
+    );
+    // The chart in the repository is left as it is.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("charts/lab/values.yaml")).unwrap(),
+        "name: from-the-chart\nsize: standard.small\n"
+    );
+}

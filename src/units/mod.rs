@@ -9,6 +9,7 @@ mod cache;
 mod chain;
 mod charts;
 mod discover;
+mod entry_texts;
 pub mod envsubst;
 mod failed_builds;
 mod failure;
@@ -34,6 +35,7 @@ use crate::k8s::{Object, is_kustomization_file, normalise_path};
 use crate::rules;
 use crate::source::Input;
 use crate::suppress::inline::Suppression;
+use entry_texts::{entry_texts, is_entry_point};
 
 pub(crate) use tool::Tool;
 
@@ -966,31 +968,6 @@ impl Job {
     }
 }
 
-/// The checked files that hold entry points (Argo CD or Flux objects) or variable sources
-/// (ConfigMaps, Secrets), with their texts.
-fn entry_texts(inputs: &[Input]) -> Vec<(Arc<str>, String)> {
-    let markers: Vec<memchr::memmem::Finder<'_>> = ENTRY_MARKERS
-        .iter()
-        .chain(&["kind: ConfigMap", "kind: Secret"])
-        .map(memchr::memmem::Finder::new)
-        .collect();
-    inputs
-        .par_iter()
-        .filter_map(|input| match input {
-            Input::File { path, display } if crate::source::is_manifest_name(path) => {
-                // Most files hold none of these: they are not decoded nor kept.
-                let bytes = crate::source::read_file_bytes(path).ok()?;
-                if !markers.iter().any(|marker| marker.find(&bytes).is_some()) {
-                    return None;
-                }
-                let text = crate::source::decode(bytes).ok()?;
-                Some((Arc::clone(display), text))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 /// The repository root as the report names paths: the ancestor of a checked directory, as
 /// written, that is the repository (so a path given through a symlink keeps its spelling);
 /// else absolute when the paths were given so, or relative to the working directory.
@@ -1212,16 +1189,6 @@ fn never_applied(
     }
     out
 }
-
-/// Whether a file's text holds Argo CD or Flux objects (an Application, a Flux
-/// Kustomization...).
-fn is_entry_point(text: &str) -> bool {
-    ENTRY_MARKERS.iter().any(|marker| text.contains(marker))
-}
-
-/// Text every file holding Argo CD or Flux objects contains. Flux's groups are
-/// `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
-const ENTRY_MARKERS: [&str; 2] = ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"];
 
 #[cfg(all(test, unix))]
 mod tests {
