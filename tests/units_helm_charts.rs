@@ -447,3 +447,33 @@ spec:
         "name: from-the-chart\nsize: standard.small\n"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_chart_that_links_outside_the_repository_is_not_rendered() {
+    if !helm_available("a_chart_that_links_outside_the_repository_is_not_rendered") {
+        return;
+    }
+    let dir = fixture();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.yaml"), "kind: ConfigMap\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.yaml"),
+        dir.path().join("charts/legacy/templates/secret.yaml"),
+    )
+    .unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "argocd/legacy.yaml")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "not rendered: Application legacy would read `charts/legacy/templates/secret.yaml`, which resolves outside the repository; kvlint does not let Helm read it"
+        ]
+    );
+}

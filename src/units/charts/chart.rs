@@ -91,6 +91,17 @@ pub(super) fn missing_dependencies(chart: &Path) -> Vec<Missing> {
         .collect()
 }
 
+/// The first of `paths` that resolves (symbolic links followed, as Helm follows them) outside
+/// `repository`, the resolved repository root.
+pub(super) fn outside<'p>(
+    repository: &Path,
+    paths: impl Iterator<Item = &'p PathBuf>,
+) -> Option<&'p PathBuf> {
+    paths
+        .filter(|path| path.exists())
+        .find(|path| std::fs::canonicalize(path).map_or(true, |real| !real.starts_with(repository)))
+}
+
 /// Whether the chart's templates name KubeVirt (for the finding when Helm is missing).
 pub(super) fn mentions_kubevirt(files: &[PathBuf]) -> bool {
     files

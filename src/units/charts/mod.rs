@@ -43,7 +43,7 @@ pub(super) fn render(
     if context.options.off {
         return;
     }
-    let Some(found) = discover(texts, context) else {
+    let Some((repository, found)) = discover(texts, context) else {
         return;
     };
     let mut releases = Vec::new();
@@ -92,7 +92,9 @@ pub(super) fn render(
             return;
         }
     };
+    let repository = std::fs::canonicalize(&repository).unwrap_or(repository);
     let renderer = Renderer {
+        repository: &repository,
         helm: &helm,
         store: store.as_ref(),
         scratch: scratch.path(),
@@ -134,7 +136,10 @@ pub(super) fn render(
 
 /// The releases of chart directories named by the entry points of `texts`; None when there
 /// are no entry points that may name one.
-fn discover(texts: &[(Arc<str>, String)], context: &Context<'_>) -> Option<Vec<release::Found>> {
+fn discover(
+    texts: &[(Arc<str>, String)],
+    context: &Context<'_>,
+) -> Option<(PathBuf, Vec<release::Found>)> {
     let flux: Vec<&(Arc<str>, String)> = texts
         .iter()
         .filter(|(_, text)| text.contains("helm.toolkit.fluxcd.io/"))
@@ -186,7 +191,7 @@ fn discover(texts: &[(Arc<str>, String)], context: &Context<'_>) -> Option<Vec<r
                 .map(|target| release::argocd(target, context.default_namespace)),
         );
     }
-    Some(found)
+    Some((repository, found))
 }
 
 /// One info finding for each release whose chart would render VirtualMachines, when Helm
@@ -218,6 +223,8 @@ type Rendered = (Vec<PathBuf>, Result<String, Box<Finding>>);
 
 /// Runs `helm template` for releases, through the cache.
 struct Renderer<'a> {
+    /// The repository root, resolved: Helm reads nothing outside it.
+    repository: &'a Path,
     helm: &'a Helm,
     store: Option<&'a Store>,
     scratch: &'a Path,
@@ -249,6 +256,29 @@ impl Renderer<'_> {
                 super::display_dir(&release.chart),
                 first.name
             ));
+            return (Vec::new(), Err(Box::new(finding)));
+        }
+        let set_files: Vec<PathBuf> = release
+            .set
+            .iter()
+            .filter(|(flag, _)| *flag == "--set-file")
+            .filter_map(|(_, value)| Some(PathBuf::from(value.split_once('=')?.1)))
+            .collect();
+        let read = files
+            .iter()
+            .flatten()
+            .chain(&release.value_files)
+            .chain(&set_files);
+        if let Some(path) = chart::outside(self.repository, read) {
+            let finding = Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                release.at.clone(),
+                format!(
+                    "not rendered: {} would read `{}`, which resolves outside the repository; kvlint does not let Helm read it",
+                    release.label,
+                    path.display()
+                ),
+            );
             return (Vec::new(), Err(Box::new(finding)));
         }
         let dir = self.scratch.join(n.to_string());
