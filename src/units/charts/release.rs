@@ -174,11 +174,28 @@ fn flux_release(
         chart_values_replaced,
         values_describe_vms,
     };
-    let from = values::flux_values(spec, own_namespace.as_deref(), sources, &release);
-    Some(from.map(|values| Release {
-        values: Some(values),
-        ..release
-    }))
+    match values::flux_values(spec, own_namespace.as_deref(), sources) {
+        Ok(values) => Some(Ok(Release {
+            values: Some(values),
+            ..release
+        })),
+        Err(unreadable) => Some(Err(Box::new(
+            Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                Location {
+                    file: Arc::clone(file),
+                    span: unreadable.span,
+                },
+                format!(
+                    "not rendered: {} takes values from {}; the chart `{}` is not rendered and its files are checked as written",
+                    release.label,
+                    unreadable.what,
+                    crate::units::display_dir(&release.chart)
+                ),
+            )
+            .with_help("commit the values source beside the HelmRelease, or mark the reference `optional: true` if the release renders without it"),
+        ))),
+    }
 }
 
 /// Whether Flux applies the chart's CRDs on install: `spec.install.crds` is `Create` (the

@@ -4,24 +4,26 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::diag::Finding;
-use crate::rules;
 use crate::units::flux::VariableSource;
-use crate::yaml::{Limits, Node};
-
-use super::release::Release;
+use crate::yaml::{Limits, Node, Span};
 
 /// The default `valuesKey`.
 const DEFAULT_KEY: &str = "values.yaml";
 
-/// The merged values of a HelmRelease whose `spec` is given, in namespace `namespace`; an
-/// error finding (at the reference) when a required source is not among `sources`.
+/// A `valuesFrom` reference that cannot be read: where it is, and what it takes values from.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Unreadable {
+    pub span: Span,
+    pub what: String,
+}
+
+/// The merged values of a HelmRelease whose `spec` is given, in namespace `namespace`; the
+/// first required reference whose source is not among `sources` when there is one.
 pub(super) fn flux_values(
     spec: &Node,
     namespace: Option<&str>,
     sources: &[VariableSource],
-    release: &Release,
-) -> Result<Json, Box<Finding>> {
+) -> Result<Json, Unreadable> {
     let mut merged = Json::Object(Map::new());
     for reference in spec
         .get("valuesFrom")
@@ -41,22 +43,9 @@ pub(super) fn flux_values(
         let optional = reference
             .get("optional")
             .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
-        let missing = |what: String| {
-            Box::new(
-                Finding::new(
-                    &rules::UNIT_NOT_RENDERED,
-                    crate::diag::Location {
-                        file: release.at.file.clone(),
-                        span: reference.span,
-                    },
-                    format!(
-                        "not rendered: {} takes values from {what}; the chart `{}` is not rendered and its files are checked as written",
-                        release.label,
-                        crate::units::display_dir(&release.chart)
-                    ),
-                )
-                .with_help("commit the values source beside the HelmRelease, or mark the reference `optional: true` if the release renders without it"),
-            )
+        let missing = |what: String| Unreadable {
+            span: reference.span,
+            what,
         };
         let source = sources.iter().find(|source| {
             source.kind == kind
@@ -183,6 +172,37 @@ mod tests {
         set_path(&mut values, "vm.size", json!("u1.large"));
         set_path(&mut values, "top", json!("x"));
         assert_eq!(values, json!({"vm": {"size": "u1.large"}, "top": "x"}));
+    }
+
+    fn spec(text: &str) -> Node {
+        crate::yaml::parse_stream(text, Limits::default())
+            .remove(0)
+            .unwrap()
+            .root
+    }
+
+    #[test]
+    fn values_from_are_merged_in_order_under_the_release_values() {
+        let file: std::sync::Arc<str> = std::sync::Arc::from("cm.yaml");
+        let source = crate::units::flux::variable_sources(
+            &file,
+            &spec("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\ndata:\n  values.yaml: 'vm: {size: s, name: a}'\n  other: 'x'\n"),
+        )
+        .unwrap();
+        let release = spec(
+            "valuesFrom:\n- {kind: ConfigMap, name: a}\n- {kind: ConfigMap, name: a, valuesKey: other, targetPath: vm.size}\n- {kind: Secret, name: gone, optional: true}\nvalues: {vm: {name: b}}\n",
+        );
+        assert_eq!(
+            flux_values(&release, Some("ns"), std::slice::from_ref(&source)).unwrap(),
+            json!({"vm": {"size": "x", "name": "b"}})
+        );
+        // In another namespace the ConfigMap is not the one Flux reads.
+        let missing = flux_values(&release, Some("elsewhere"), &[source]).unwrap_err();
+        assert_eq!(
+            missing.what,
+            "ConfigMap `a`, which is not in the checked files"
+        );
+        assert_eq!(missing.span.start.line, 2);
     }
 
     #[test]
