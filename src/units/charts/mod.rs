@@ -104,6 +104,7 @@ pub(super) fn render(
         .enumerate()
         .map(|(n, release)| renderer.render(n, release))
         .collect();
+    let mut scanned = BTreeSet::new();
     for (release, (files, result)) in releases.iter().zip(results) {
         let output = match result {
             Ok(output) => output,
@@ -112,7 +113,7 @@ pub(super) fn render(
                 continue;
             }
         };
-        let read = output::read(release, &output, context.keep_sources);
+        let read = output::read(release, &output, context.keep_sources, &mut scanned);
         rendering.objects.extend(read.objects);
         rendering.findings.extend(read.findings);
         rendering.suppressions.extend(read.suppressions);

@@ -2,7 +2,7 @@
 //! `# Source: <chart>/templates/<file>` line, and its fields are placed at the template lines
 //! that write them (`positions`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -80,8 +80,14 @@ fn template_path(chart: &Path, source: &str) -> Option<std::path::PathBuf> {
 }
 
 /// Reads `output`, the release's rendering; objects without a namespace are in the release
-/// namespace.
-pub(super) fn read(release: &Release, output: &str, keep_sources: bool) -> Read {
+/// namespace. A template file not in `scanned` is scanned for suppression comments (and its
+/// text kept) and added to it: one comment, whatever the number of releases of the chart.
+pub(super) fn read(
+    release: &Release,
+    output: &str,
+    keep_sources: bool,
+    scanned: &mut BTreeSet<Arc<str>>,
+) -> Read {
     let mut read = Read::default();
     let unit_path: Arc<str> = Arc::from(release.unit.path.as_str());
     let rendered = Arc::new(RenderedIn {
@@ -132,6 +138,9 @@ pub(super) fn read(release: &Release, output: &str, keep_sources: bool) -> Read 
         }));
     }
     for (display, text, _) in templates.into_values().flatten() {
+        if !scanned.insert(Arc::clone(&display)) {
+            continue;
+        }
         if text.contains("kvlint:") {
             let last = u32::try_from(text.lines().count())
                 .unwrap_or(u32::MAX)
