@@ -141,10 +141,13 @@ fn flux_release(
     };
     let unit = helm_unit(&chart, via);
     // helm-controller: `GetReleaseName`, `GetReleaseNamespace`.
-    let release_name = text(Some(spec), "releaseName").unwrap_or_else(|| match &target_namespace {
-        Some(ns) => format!("{ns}-{name}"),
-        None => name.clone(),
-    });
+    let release_name =
+        shortened(
+            text(Some(spec), "releaseName").unwrap_or_else(|| match &target_namespace {
+                Some(ns) => format!("{ns}-{name}"),
+                None => name.clone(),
+            }),
+        );
     let namespace = target_namespace
         .or_else(|| own_namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
@@ -326,6 +329,28 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
     })
 }
 
+/// A release name as helm-controller uses it: one longer than Helm's 53 characters becomes
+/// its first 40, a hyphen and the first 12 hexadecimal digits of its SHA-256.
+fn shortened(name: String) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    const MAX: usize = 53;
+    const HASH: usize = 12;
+    if name.len() <= MAX {
+        return name;
+    }
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    let hex = digest.iter().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    });
+    let mut cut = MAX - HASH - 1;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{}", &name[..cut], &hex[..HASH])
+}
+
 fn helm_unit(chart: &Path, via: Via) -> Arc<UnitRef> {
     Arc::new(UnitRef {
         kind: UnitKind::Helm,
@@ -365,5 +390,20 @@ fn object_ref(node: &Node, name: &str, namespace: Option<&String>) -> crate::dia
         kind: "HelmRelease".to_owned(),
         namespace: namespace.cloned(),
         name: name.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_release_names_are_shortened_as_helm_controller_does() {
+        assert_eq!(shortened("vms-web".to_owned()), "vms-web");
+        let long = "a-very-long-target-namespace-for-virtual-machines-release-name";
+        assert_eq!(
+            shortened(long.to_owned()),
+            "a-very-long-target-namespace-for-virtual-28e4f657f6b4"
+        );
     }
 }
