@@ -347,12 +347,12 @@ fn colon_of(body: &str) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
-        if body[i..].starts_with("{{") {
+        if bytes[i..].starts_with(b"{{") {
             depth += 1;
             i += 2;
             continue;
         }
-        if depth > 0 && body[i..].starts_with("}}") {
+        if depth > 0 && bytes[i..].starts_with(b"}}") {
             depth -= 1;
             i += 2;
             continue;
@@ -513,6 +513,31 @@ spec:
             .map(|l| l.len() + 1)
             .sum::<usize>();
         assert_eq!(key.start.index as usize, line_start + 4);
+    }
+
+    #[test]
+    fn lines_of_any_text_are_read_without_panicking() {
+        for line in [
+            "é: {{ .x }}",
+            "- ü",
+            "\"unterminated: x",
+            "日本: 値 # コメント",
+            "{{ a }}: b",
+            "key:{{ x }}",
+            "- - nested: 1",
+            "a: b: c",
+        ] {
+            let outline = Outline::new(line);
+            let mut root = parse_stream("a: 1\n", Limits::default())
+                .remove(0)
+                .unwrap()
+                .root;
+            outline.place(0, &mut root);
+        }
+        assert_eq!(
+            structural("日本: 値", 1, 0).unwrap().key.as_deref(),
+            Some("日本")
+        );
     }
 
     #[test]
