@@ -146,6 +146,10 @@ pub struct InputArgs {
     /// `kubectl kustomize`].
     #[arg(long, value_name = "COMMAND")]
     pub kustomize_command: Option<String>,
+    /// The Helm that renders chart directories named by a Flux HelmRelease or an Argo CD
+    /// Application [default: `helm` on PATH].
+    #[arg(long, value_name = "COMMAND")]
+    pub helm_command: Option<String>,
     /// Seconds one unit's build may take before it is stopped [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub kustomize_timeout: Option<u64>,

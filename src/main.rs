@@ -63,6 +63,7 @@ fn options(input: &InputArgs, keep_sources: bool) -> Result<Options, Error> {
         units: kvlint::units::UnitOptions {
             off: input.units == Some(UnitsMode::Off),
             command: input.kustomize_command.clone(),
+            helm_command: input.helm_command.clone(),
             timeout: input.kustomize_timeout,
             cache_dir: input.cache_dir.clone(),
             no_cache: input.no_cache,

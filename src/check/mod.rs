@@ -127,6 +127,9 @@ pub struct Summary {
     /// The Kustomize that built them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kustomize: Option<crate::units::ToolSummary>,
+    /// The Helm that rendered chart directories.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub helm: Option<crate::units::ToolSummary>,
     /// `--statistics`: findings per rule, most frequent first (absent without the option).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub statistics: Option<Vec<RuleCount>>,

@@ -355,17 +355,26 @@ fn scope(s: &crate::check::Summary) -> String {
     )
 }
 
-/// The Kustomize that built the run's units, ` (kubectl kustomize v5.5.0)`; empty when none ran
-/// (Helm raw-chart releases and Argo CD Directory sources need none).
+/// The tools that built the run's units, ` (kubectl kustomize v5.5.0, helm template v3.17.3)`;
+/// empty when none ran (Helm raw-chart releases and Argo CD Directory sources need none).
 fn tool(summary: &crate::check::Summary) -> String {
-    summary.kustomize.as_ref().map_or_else(String::new, |tool| {
-        format!(
-            " ({}{})",
-            tool.command,
-            tool.version
-                .as_deref()
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default()
-        )
-    })
+    let tools: Vec<String> = [&summary.kustomize, &summary.helm]
+        .into_iter()
+        .flatten()
+        .map(|tool| {
+            format!(
+                "{}{}",
+                tool.command,
+                tool.version
+                    .as_deref()
+                    .map(|v| format!(" {v}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    if tools.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", tools.join(", "))
+    }
 }

@@ -144,7 +144,7 @@ pub(crate) fn applications(
 
 /// The Applications of one checked file's text, leaving out the documents `replaced` (an
 /// entry point a unit renders is read as rendered instead).
-fn applications_except(
+pub(super) fn applications_except(
     file: &Arc<str>,
     text: &str,
     repository: &Path,
@@ -238,6 +238,8 @@ impl Target {
 pub(crate) struct Plan {
     pub kustomize: Vec<Target>,
     pub directories: Vec<Target>,
+    /// Helm charts: rendered by `units::charts`.
+    pub helm: Vec<Target>,
     pub findings: Vec<Finding>,
 }
 
@@ -362,14 +364,7 @@ fn classify(app: &Arc<App>, source: &Node, shown_root: &Path, plan: &mut Plan) {
     match kind {
         "Kustomize" => plan.kustomize.push(target),
         "Directory" => plan.directories.push(target),
-        "Helm" => plan.findings.push(target.finding(
-            &rules::UNIT_NOT_RENDERED,
-            path_node.span,
-            format!(
-                "Application {}: `{path}` is a Helm chart, which kvlint does not render; its files are checked as written",
-                app.name
-            ),
-        )),
+        "Helm" => plan.helm.push(target),
         _ => plan.findings.push(target.finding(
             &rules::UNIT_NOT_RENDERED,
             path_node.span,
@@ -990,18 +985,18 @@ spec:
             .iter()
             .map(|f| (f.rule.code, f.message.as_str()))
             .collect();
-        assert_eq!(messages.len(), 5, "{messages:#?}");
-        assert!(messages[0].1.contains("is a Helm chart"), "{messages:#?}");
-        assert_eq!(messages[1].0, "KV0020");
+        assert_eq!(dirs(&plan.helm), [PathBuf::from("chart")]);
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert_eq!(messages[0].0, "KV0020");
         assert!(
-            messages[1]
+            messages[0]
                 .1
                 .ends_with("multiple application sources defined: Kustomize,Plugin")
         );
-        assert!(messages[2].1.contains("not in this repository"));
-        assert!(messages[3].1.ends_with("../out: app path outside root"));
+        assert!(messages[1].1.contains("not in this repository"));
+        assert!(messages[2].1.ends_with("../out: app path outside root"));
         assert!(
-            messages[4]
+            messages[3]
                 .1
                 .ends_with("plain/vm.yaml: app path is not a directory")
         );

@@ -106,7 +106,7 @@ impl Contents {
     }
 }
 
-fn content_of(path: &Path) -> Content {
+pub(crate) fn content_of(path: &Path) -> Content {
     // Most files are no symlink: read as named, without resolving each component first.
     let resolved = match std::fs::symlink_metadata(path) {
         Ok(metadata) if !metadata.file_type().is_symlink() => path.to_path_buf(),

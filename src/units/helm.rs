@@ -13,8 +13,9 @@
 //! None of them writes `metadata.namespace`: a namespaced manifest without one is installed in
 //! the release namespace (Flux: `spec.targetNamespace`, else the HelmRelease's namespace; Argo
 //! CD: `spec.destination.namespace`). The labels the charts add are not reproduced (no check
-//! reads them). Any other chart, and a chart directory of the repository, is not rendered: one
-//! info finding says so when its values describe VirtualMachines.
+//! reads them). Any other chart is not rendered: one info finding says so when its values
+//! describe VirtualMachines. A chart directory of the repository is rendered with Helm by
+//! `units::charts`.
 
 use std::sync::Arc;
 
@@ -99,8 +100,8 @@ enum Chart<'a> {
     Raw,
     /// Another chart from a repository, by its name's node.
     Named(&'a Node),
-    /// A chart directory of a Git source, by its path's node.
-    Directory(&'a Node),
+    /// A chart directory of a Git source (rendered by `units::charts`).
+    Directory,
 }
 
 fn release<'a>(entry: &'a Object, default_namespace: &str) -> Option<Release<'a>> {
@@ -165,7 +166,7 @@ fn flux_source(spec: &Node) -> Option<Source<'_>> {
             .and_then(|s| s.get("kind"))
             .and_then(Node::as_str);
         if matches!(source_kind, Some("GitRepository" | "Bucket")) {
-            Chart::Directory(name)
+            Chart::Directory
         } else {
             named(name)?
         }
@@ -197,7 +198,7 @@ fn argo_sources(spec: &Node) -> Vec<Source<'_>> {
             let helm = source.get("helm");
             let chart = match (source.get("chart"), source.get("path")) {
                 (Some(name), _) => named(name)?,
-                (None, Some(path)) if helm.is_some() => Chart::Directory(path),
+                (None, Some(_)) if helm.is_some() => Chart::Directory,
                 _ => return None,
             };
             // Argo CD uses `valuesObject` when both are given.
@@ -251,9 +252,11 @@ impl Reader<'_> {
         };
         match source.chart {
             Chart::Raw => {}
-            Chart::Named(node) | Chart::Directory(node) => {
+            // A chart directory is rendered by `units::charts`, from the files that name it.
+            Chart::Directory => return,
+            Chart::Named(node) => {
                 if describes_vms(values) {
-                    self.not_rendered(release, source, node);
+                    self.not_rendered(release, node);
                 }
                 return;
             }
@@ -277,19 +280,10 @@ impl Reader<'_> {
         }
     }
 
-    fn not_rendered(&mut self, release: &Release<'_>, source: &Source<'_>, chart: &Node) {
-        let (what, help) = match source.chart {
-            Chart::Directory(_) => (
-                "the chart directory",
-                "render it with `helm template` and pipe the output to `kvlint check -`",
-            ),
-            _ => (
-                "the chart",
-                "kvlint reads the manifests of raw-manifest charts (`raw`) only; render this one with `helm template` and pipe the output to `kvlint check -`",
-            ),
-        };
+    fn not_rendered(&mut self, release: &Release<'_>, chart: &Node) {
+        let help = "kvlint reads the manifests of raw-manifest charts (`raw`) and renders chart directories of the repository; render this one with `helm template` and pipe the output to `kvlint check -`";
         let message = format!(
-            "not rendered: kvlint does not run Helm; {} installs {what} `{}`, and the VirtualMachines its values describe are not checked",
+            "not rendered: kvlint does not fetch charts; {} installs the chart `{}`, and the VirtualMachines its values describe are not checked",
             release.label,
             chart.as_str().unwrap_or_default()
         );
@@ -482,7 +476,7 @@ fn lines_of(span: Span) -> (u32, u32) {
 /// Whether a chart's values describe VirtualMachines: a key naming an instance type or a
 /// VirtualMachine, or a string naming a KubeVirt kind or API group. A string of values (Argo
 /// CD `helm.values`) is searched as text.
-fn describes_vms(values: &Node) -> bool {
+pub(crate) fn describes_vms(values: &Node) -> bool {
     match &values.value {
         Value::Str(text) => {
             mentions_kubevirt(text) || text.to_ascii_lowercase().contains("instancetype")
@@ -627,7 +621,7 @@ spec:
         );
         assert!(quiet.findings.is_empty() && quiet.objects.is_empty());
         let (_, loud) = flux(
-            "  chart: {spec: {chart: ./charts/vm, sourceRef: {kind: GitRepository, name: repo}}}
+            "  chart: {spec: {chart: kubevirt-vms, sourceRef: {kind: HelmRepository, name: repo}}}
   values: {vm: {instanceType: u1.small}}
 ",
         );
@@ -635,9 +629,16 @@ spec:
         assert!(
             loud.findings[0]
                 .message
-                .contains("chart directory `./charts/vm`")
+                .contains("the chart `kubevirt-vms`")
         );
         assert_eq!(loud.findings[0].location.span.start.line, 7);
+        // A chart directory is rendered from the files that name it (`units::charts`).
+        let (_, directory) = flux(
+            "  chart: {spec: {chart: ./charts/vm, sourceRef: {kind: GitRepository, name: repo}}}
+  values: {vm: {instanceType: u1.small}}
+",
+        );
+        assert!(directory.findings.is_empty());
     }
 
     #[test]

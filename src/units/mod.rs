@@ -7,7 +7,9 @@
 mod argocd;
 mod cache;
 mod chain;
+mod charts;
 mod discover;
+mod entry_texts;
 pub mod envsubst;
 mod failed_builds;
 mod failure;
@@ -33,6 +35,7 @@ use crate::k8s::{Object, is_kustomization_file, normalise_path};
 use crate::rules;
 use crate::source::Input;
 use crate::suppress::inline::Suppression;
+use entry_texts::{entry_texts, is_entry_point};
 
 pub(crate) use tool::Tool;
 
@@ -43,6 +46,8 @@ pub struct UnitOptions {
     pub off: bool,
     /// The build command (`--kustomize-command`).
     pub command: Option<String>,
+    /// The Helm that renders chart directories (`--helm-command`).
+    pub helm_command: Option<String>,
     /// How long one build may run (`--kustomize-timeout`, seconds).
     pub timeout: Option<u64>,
     /// The cache root (`--cache-dir`), instead of `$KVLINT_CACHE_DIR` or the user's.
@@ -82,6 +87,8 @@ pub struct Rendering {
     /// changed file belongs to).
     pub unit_files: BTreeMap<String, Vec<String>>,
     pub tool: Option<ToolSummary>,
+    /// The Helm that rendered chart directories.
+    pub helm: Option<ToolSummary>,
     /// Why kustomizations were checked as written, for standard error.
     pub warning: Option<String>,
     /// The objects `Context::streamed` picks, left in their units' build outputs.
@@ -294,8 +301,25 @@ struct Outputs<'a> {
 }
 
 /// Plans the units of `inputs` and builds them in parallel (see [`render`]); their outputs
-/// are read by [`Builds::read`].
+/// are read by [`Builds::read`]. Chart directories are rendered beside (`charts`).
 pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
+    if context.options.off {
+        return Builds {
+            rendering: Rendering::default(),
+            outputs: None,
+        };
+    }
+    let texts = entry_texts(inputs);
+    let mut builds = build_kustomize(inputs, &texts, context);
+    charts::render(&texts, context, &mut builds.rendering);
+    builds
+}
+
+fn build_kustomize<'a>(
+    inputs: &[Input],
+    texts: &[(Arc<str>, String)],
+    context: &'a Context<'a>,
+) -> Builds<'a> {
     let unread = |rendering| Builds {
         rendering,
         outputs: None,
@@ -305,7 +329,6 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         return unread(rendering);
     }
     let is_file = |input: &&Input| matches!(input, Input::File { .. });
-    let texts = entry_texts(inputs);
     let files: BTreeMap<PathBuf, Arc<str>> = inputs
         .iter()
         .filter(is_file)
@@ -319,7 +342,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         .filter(|path| is_kustomization_file(&path.to_string_lossy()))
         .filter_map(|path| path.parent().map(Path::to_path_buf))
         .collect();
-    let written = flux::jobs::FluxInputs::from_texts(&texts, &chain::Rendered::default());
+    let written = flux::jobs::FluxInputs::from_texts(texts, &chain::Rendered::default());
     // A Flux Kustomization may name a path without a kustomization (Flux generates one), and
     // an Argo CD Application a directory of plain manifests.
     let anchors = if candidates.is_empty() {
@@ -345,7 +368,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         .clone()
         .or_else(|| repository_of(&anchors));
     let planner = Planner {
-        texts: &texts,
+        texts,
         anchors: &anchors,
         candidates: &candidates,
         repository: repository.as_deref(),
@@ -421,7 +444,7 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         }
         round += 1;
         chained = found;
-        let inputs = flux::jobs::FluxInputs::from_texts(&texts, &chained);
+        let inputs = flux::jobs::FluxInputs::from_texts(texts, &chained);
         plan = planner.chained(inputs, &mut tree, &chained);
         rendering = Rendering {
             tool: rendering.tool.take(),
@@ -945,31 +968,6 @@ impl Job {
     }
 }
 
-/// The checked files that hold entry points (Argo CD or Flux objects) or variable sources
-/// (ConfigMaps, Secrets), with their texts.
-fn entry_texts(inputs: &[Input]) -> Vec<(Arc<str>, String)> {
-    let markers: Vec<memchr::memmem::Finder<'_>> = ENTRY_MARKERS
-        .iter()
-        .chain(&["kind: ConfigMap", "kind: Secret"])
-        .map(memchr::memmem::Finder::new)
-        .collect();
-    inputs
-        .par_iter()
-        .filter_map(|input| match input {
-            Input::File { path, display } if crate::source::is_manifest_name(path) => {
-                // Most files hold none of these: they are not decoded nor kept.
-                let bytes = crate::source::read_file_bytes(path).ok()?;
-                if !markers.iter().any(|marker| marker.find(&bytes).is_some()) {
-                    return None;
-                }
-                let text = crate::source::decode(bytes).ok()?;
-                Some((Arc::clone(display), text))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 /// The repository root as the report names paths: the ancestor of a checked directory, as
 /// written, that is the repository (so a path given through a symlink keeps its spelling);
 /// else absolute when the paths were given so, or relative to the working directory.
@@ -1191,16 +1189,6 @@ fn never_applied(
     }
     out
 }
-
-/// Whether a file's text holds Argo CD or Flux objects (an Application, a Flux
-/// Kustomization...).
-fn is_entry_point(text: &str) -> bool {
-    ENTRY_MARKERS.iter().any(|marker| text.contains(marker))
-}
-
-/// Text every file holding Argo CD or Flux objects contains. Flux's groups are
-/// `kustomize.toolkit.fluxcd.io`, `helm.toolkit.fluxcd.io`, ...
-const ENTRY_MARKERS: [&str; 2] = ["apiVersion: argoproj.io/", ".toolkit.fluxcd.io/"];
 
 #[cfg(all(test, unix))]
 mod tests {

@@ -111,14 +111,14 @@ impl Tool {
 }
 
 #[derive(Debug)]
-struct Finished {
-    success: bool,
-    stdout: Vec<u8>,
-    stderr: String,
+pub(super) struct Finished {
+    pub(super) success: bool,
+    pub(super) stdout: Vec<u8>,
+    pub(super) stderr: String,
 }
 
 /// Waits for `child` at most `timeout`, its output bounded; past either bound it is killed.
-fn run_bounded(mut child: Child, timeout: Duration) -> Result<Finished, String> {
+pub(super) fn run_bounded(mut child: Child, timeout: Duration) -> Result<Finished, String> {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out = std::thread::spawn(move || read_bounded(stdout, MAX_OUTPUT_BYTES + 1));
@@ -217,7 +217,7 @@ fn is_named(program: &Path, name: &str) -> bool {
 }
 
 /// `program` itself when it is a path, else the first executable of that name on PATH.
-fn find_program(program: &str) -> Option<PathBuf> {
+pub(super) fn find_program(program: &str) -> Option<PathBuf> {
     let path = Path::new(program);
     if path.components().count() > 1 {
         return path.is_file().then(|| path.to_path_buf());
@@ -266,7 +266,7 @@ fn probe_version(program: &Path, kubectl: bool) -> Option<String> {
 }
 
 /// The first `vX.Y.Z` (or `X.Y.Z`) in `text`, with a leading `v`.
-fn semantic_version(text: &str) -> Option<String> {
+pub(super) fn semantic_version(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     (0..bytes.len()).find_map(|start| {
         if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'.') {

@@ -214,6 +214,7 @@ impl IndexPass {
         self.summary.documents += streamed;
         self.summary.units += rendering.units;
         self.summary.kustomize = rendering.tool;
+        self.summary.helm = rendering.helm;
         self.sources.extend(rendering.sources);
         self.pending.add(rendering.findings);
         self.pending.add_suppressions(rendering.suppressions);

@@ -55,6 +55,18 @@ pub(super) fn refusals<'r>(
 fn group_refusal(group: &[&Finding], unit_files: &BTreeMap<String, Vec<String>>) -> Option<String> {
     let first = group.first()?;
     let file = &*first.location.file;
+    // A chart's template is not the manifest: its lines hold template actions, and one line
+    // renders every object of a `range`.
+    let templated = group.iter().any(|f| {
+        f.unit
+            .as_ref()
+            .is_some_and(|unit| unit.kind == crate::diag::UnitKind::Helm && unit.path != file)
+    });
+    if templated {
+        return Some(format!(
+            "{file} is a Helm template; change the chart or the values its release gives it"
+        ));
+    }
     let mut rendered_from: Vec<String> = group.iter().flat_map(|f| rendered_objects(f)).collect();
     rendered_from.sort();
     rendered_from.dedup();

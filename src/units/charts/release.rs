@@ -1,0 +1,409 @@
+//! The releases of chart directories in the repository, read from their entry points: a Flux
+//! `HelmRelease` whose chart is a path of a `GitRepository`, and an Argo CD Application
+//! source whose directory is a Helm chart. Each becomes the `helm template` invocation the
+//! controller's own rendering amounts to.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
+use crate::k8s::normalise_path;
+use crate::rules;
+use crate::units::argocd::Target;
+use crate::units::flux::VariableSource;
+use crate::yaml::{Limits, Node, Span};
+
+use super::values;
+
+/// One release of a chart directory, as `helm template` renders it.
+#[derive(Clone, Debug)]
+pub(super) struct Release {
+    pub unit: Arc<UnitRef>,
+    /// `HelmRelease flux-system/vms`, for messages.
+    pub label: String,
+    /// Where findings about the release point: the chart's path in the entry point.
+    pub at: Location,
+    /// The chart directory, as the report names paths.
+    pub chart: PathBuf,
+    pub name: String,
+    pub namespace: String,
+    /// `-f` files, in order, as the report names paths.
+    pub value_files: Vec<PathBuf>,
+    /// Values given in the entry point (after the files): written to a private file.
+    pub values: Option<Json>,
+    /// `--set`, `--set-string`, `--set-file` arguments, in order.
+    pub set: Vec<(&'static str, String)>,
+    pub include_crds: bool,
+    /// The chart's own `values.yaml` is replaced (Flux `valuesFiles`).
+    pub chart_values_replaced: bool,
+    /// Whether the entry point's values name VirtualMachines (for the finding when Helm is
+    /// missing).
+    pub values_describe_vms: bool,
+}
+
+/// A chart-directory release, or why it is not rendered.
+pub(super) type Found = Result<Release, Box<Finding>>;
+
+/// The releases of the Flux HelmReleases in `text` (of `file`) whose chart is a directory of
+/// a GitRepository: the path is relative to the repository root, `shown_root` as the report
+/// names it.
+pub(super) fn flux(
+    file: &Arc<str>,
+    text: &str,
+    shown_root: &Path,
+    sources: &[VariableSource],
+) -> Vec<Found> {
+    let mut out = Vec::new();
+    for doc in crate::yaml::parse_stream(text, Limits::default())
+        .into_iter()
+        .flatten()
+    {
+        let node = &doc.root;
+        let is_release = node
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|v| v.starts_with("helm.toolkit.fluxcd.io/"))
+            && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
+        if is_release && let Some(found) = flux_release(file, node, shown_root, sources) {
+            out.push(found);
+        }
+    }
+    out
+}
+
+fn flux_release(
+    file: &Arc<str>,
+    node: &Node,
+    shown_root: &Path,
+    sources: &[VariableSource],
+) -> Option<Found> {
+    let spec = node.get("spec")?;
+    let template = spec.get("chart")?.get("spec")?;
+    let source_kind = template
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Node::as_str);
+    if source_kind != Some("GitRepository") {
+        return None;
+    }
+    let chart_node = template.get("chart")?;
+    let metadata = node.get("metadata");
+    let text = |parent: Option<&Node>, key: &str| {
+        parent
+            .and_then(|p| p.get(key))
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let name = text(metadata, "name").unwrap_or_default();
+    let own_namespace = text(metadata, "namespace");
+    let target_namespace = text(Some(spec), "targetNamespace");
+    let kind_span = node.entry("kind").map_or(node.span, |e| e.key_span);
+    let label = format!(
+        "HelmRelease {}",
+        own_namespace
+            .as_ref()
+            .map_or_else(|| name.clone(), |ns| format!("{ns}/{name}"))
+    );
+    let at = Location {
+        file: Arc::clone(file),
+        span: chart_node.span,
+    };
+    let via = Via {
+        kind: "HelmRelease".to_owned(),
+        namespace: own_namespace.clone(),
+        name: name.clone(),
+        file: file.to_string(),
+        line: kind_span.start.line,
+        unit: None,
+    };
+    let path = chart_node.as_str().unwrap_or_default();
+    let values_describe_vms = spec
+        .get("values")
+        .is_some_and(crate::units::helm::describes_vms);
+    let Some(chart) = chart_directory(shown_root, path) else {
+        // A chart of another repository, or a path that is not there.
+        return values_describe_vms.then(|| {
+            Err(Box::new(
+                Finding::new(
+                    &rules::UNIT_NOT_RENDERED,
+                    at.clone(),
+                    format!(
+                        "not rendered: {label} installs the chart directory `{path}`, which holds no Chart.yaml in the checked repository; the VirtualMachines its values describe are not checked"
+                    ),
+                )
+                .with_object(Some(object_ref(node, &name, own_namespace.as_ref())))
+                .with_help("check the repository the HelmRelease's GitRepository points at"),
+            ))
+        });
+    };
+    let unit = helm_unit(&chart, via);
+    // helm-controller: `GetReleaseName`, `GetReleaseNamespace`.
+    let release_name =
+        shortened(
+            text(Some(spec), "releaseName").unwrap_or_else(|| match &target_namespace {
+                Some(ns) => format!("{ns}-{name}"),
+                None => name.clone(),
+            }),
+        );
+    let namespace = target_namespace
+        .or_else(|| own_namespace.clone())
+        .unwrap_or_else(|| "default".to_owned());
+    let mut value_files: Vec<PathBuf> = template
+        .get("valuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .map(|path| within_root(shown_root, path))
+        .collect();
+    let chart_values_replaced = !value_files.is_empty();
+    if !chart_values_replaced && let Some(single) = text(Some(template), "valuesFile") {
+        value_files.push(within_root(shown_root, &single));
+    }
+    let release = Release {
+        unit,
+        label,
+        at,
+        chart,
+        name: release_name,
+        namespace,
+        value_files,
+        values: None,
+        set: Vec::new(),
+        include_crds: crds_installed(spec),
+        chart_values_replaced,
+        values_describe_vms,
+    };
+    match values::flux_values(spec, own_namespace.as_deref(), sources) {
+        Ok(values) => Some(Ok(Release {
+            values: Some(values),
+            ..release
+        })),
+        Err(unreadable) => Some(Err(Box::new(
+            Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                Location {
+                    file: Arc::clone(file),
+                    span: unreadable.span,
+                },
+                format!(
+                    "not rendered: {} takes values from {}; the chart `{}` is not rendered and its files are checked as written",
+                    release.label,
+                    unreadable.what,
+                    crate::units::display_dir(&release.chart)
+                ),
+            )
+            .with_help("commit the values source beside the HelmRelease, or mark the reference `optional: true` if the release renders without it"),
+        ))),
+    }
+}
+
+/// Whether Flux applies the chart's CRDs on install: `spec.install.crds` is `Create` (the
+/// default) or `CreateReplace`.
+fn crds_installed(spec: &Node) -> bool {
+    let policy = spec
+        .get("install")
+        .and_then(|i| i.get("crds"))
+        .and_then(Node::as_str);
+    !matches!(policy, Some("Skip"))
+}
+
+/// The release of an Argo CD source whose directory is a Helm chart.
+pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
+    let app = &target.app;
+    let helm = target.source.get("helm");
+    let option = |key: &str| helm.and_then(|h| h.get(key));
+    let text = |key: &str| {
+        option(key)
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let flag = |key: &str| option(key).is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+    let path_span = target.source.get("path").map_or(app.span, |p| p.span);
+    let at = Location {
+        file: Arc::clone(&app.file),
+        span: path_span,
+    };
+    let label = format!("Application {}", app.name);
+    let not_rendered = |span: Span, message: String| {
+        Box::new(
+            Finding::new(
+                &rules::UNIT_NOT_RENDERED,
+                Location {
+                    file: Arc::clone(&app.file),
+                    span,
+                },
+                format!("{label}: {message}"),
+            )
+            .with_help("the chart's files are checked as written"),
+        )
+    };
+    let ignore_missing = flag("ignoreMissingValueFiles");
+    let mut value_files = Vec::new();
+    for file in option("valueFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let Some(name) = file.as_str() else { continue };
+        if name.starts_with('$') || name.contains("://") {
+            return Err(not_rendered(
+                file.span,
+                format!(
+                    "the value file `{name}` is in another source or at a URL, which kvlint does not read; the chart is not rendered"
+                ),
+            ));
+        }
+        let path = normalise_path(&target.dir.join(name));
+        if !path.is_file() && ignore_missing {
+            continue;
+        }
+        value_files.push(path);
+    }
+    // Argo CD uses `valuesObject` when both are given.
+    let values = match option("valuesObject") {
+        Some(object) => Some(object.to_json()),
+        None => match option("values").and_then(Node::as_str) {
+            Some(text) => Some(values::parse_text(text).map_err(|problem| {
+                not_rendered(
+                    option("values").map_or(path_span, |v| v.span),
+                    format!("`helm.values` is not valid YAML ({problem})"),
+                )
+            })?),
+            None => None,
+        },
+    }
+    .filter(|values| !matches!(values, Json::Null));
+    let mut set = Vec::new();
+    for parameter in option("parameters")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let (Some(name), Some(value)) = (
+            parameter.get("name").and_then(Node::as_str),
+            parameter.get("value").and_then(Node::as_str),
+        ) else {
+            continue;
+        };
+        let force = parameter
+            .get("forceString")
+            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        set.push((
+            if force { "--set-string" } else { "--set" },
+            format!("{name}={value}"),
+        ));
+    }
+    for parameter in option("fileParameters")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let (Some(name), Some(path)) = (
+            parameter.get("name").and_then(Node::as_str),
+            parameter.get("path").and_then(Node::as_str),
+        ) else {
+            continue;
+        };
+        let file = normalise_path(&target.dir.join(path));
+        set.push(("--set-file", format!("{name}={}", file.display())));
+    }
+    let namespace = text("namespace")
+        .or_else(|| app.destination_namespace().map(str::to_owned))
+        .unwrap_or_else(|| default_namespace.to_owned());
+    let values_describe_vms = helm.is_some_and(crate::units::helm::describes_vms);
+    Ok(Release {
+        unit: helm_unit(&target.dir, app.via.clone()),
+        label,
+        at,
+        chart: target.dir.clone(),
+        name: text("releaseName").unwrap_or_else(|| app.name.clone()),
+        namespace,
+        value_files,
+        values,
+        set,
+        include_crds: !flag("skipCrds"),
+        chart_values_replaced: false,
+        values_describe_vms,
+    })
+}
+
+/// A release name as helm-controller uses it: one longer than Helm's 53 characters becomes
+/// its first 40, a hyphen and the first 12 hexadecimal digits of its SHA-256.
+fn shortened(name: String) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    const MAX: usize = 53;
+    const HASH: usize = 12;
+    if name.len() <= MAX {
+        return name;
+    }
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    let hex = digest.iter().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    });
+    let mut cut = MAX - HASH - 1;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{}", &name[..cut], &hex[..HASH])
+}
+
+fn helm_unit(chart: &Path, via: Via) -> Arc<UnitRef> {
+    Arc::new(UnitRef {
+        kind: UnitKind::Helm,
+        path: crate::units::display_dir(chart),
+        via: Some(via),
+    })
+}
+
+/// A path of the repository, as the report names paths.
+fn within_root(shown_root: &Path, path: &str) -> PathBuf {
+    crate::units::within_working_directory(normalise_path(&shown_root.join(path)))
+}
+
+/// The chart directory `path` names in the repository: None when it leaves the repository or
+/// holds no `Chart.yaml` (a chart of another source).
+fn chart_directory(shown_root: &Path, path: &str) -> Option<PathBuf> {
+    let relative = normalise_path(Path::new(path.trim_start_matches('/')));
+    if path.is_empty()
+        || relative
+            .components()
+            .next()
+            .is_some_and(|c| c == std::path::Component::ParentDir)
+    {
+        return None;
+    }
+    let dir = within_root(shown_root, &relative.to_string_lossy());
+    dir.join("Chart.yaml").is_file().then_some(dir)
+}
+
+fn object_ref(node: &Node, name: &str, namespace: Option<&String>) -> crate::diag::ObjectRef {
+    crate::diag::ObjectRef {
+        api_version: node
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        kind: "HelmRelease".to_owned(),
+        namespace: namespace.cloned(),
+        name: name.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_release_names_are_shortened_as_helm_controller_does() {
+        assert_eq!(shortened("vms-web".to_owned()), "vms-web");
+        let long = "a-very-long-target-namespace-for-virtual-machines-release-name";
+        assert_eq!(
+            shortened(long.to_owned()),
+            "a-very-long-target-namespace-for-virtual-28e4f657f6b4"
+        );
+    }
+}

@@ -1,0 +1,3 @@
+{{- define "vm.labels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}

@@ -1,0 +1,558 @@
+//! Chart directories of the repository rendered with the real Helm (testdata/units/helm-charts,
+//! copied into a git repository of its own so that chart paths are repository-relative): a
+//! Flux HelmRelease with values from ConfigMaps, an Argo CD Application with value files,
+//! parameters and `valuesObject`, a chart whose dependency is not vendored. Findings point at
+//! the template lines that write the fields, with the rendered identity and a `helm` unit.
+//!
+//! Without helm on PATH these tests say so and pass, unless `KVLINT_REQUIRE_HELM=1` (set by
+//! .ci/run) makes its absence a failure.
+
+use crate::common;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const FIXTURE: &str = "testdata/units/helm-charts";
+
+/// Whether `helm` is on PATH; without it a test says so and passes, unless
+/// `KVLINT_REQUIRE_HELM` is set.
+fn helm_available(test: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("helm").is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("KVLINT_REQUIRE_HELM").is_none(),
+            "KVLINT_REQUIRE_HELM is set but helm is not on PATH"
+        );
+        #[allow(clippy::print_stderr)] // a skipped test says why
+        {
+            eprintln!("{test}: skipped, helm is not on PATH");
+        }
+    }
+    found
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = common::git_repository(&[]);
+    common::copy_dir(Path::new(FIXTURE), dir.path());
+    dir
+}
+
+fn kvlint(dir: &Path, format: &str, extra: &[&str], path: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kvlint"));
+    command
+        .args([
+            "check",
+            ".",
+            "--format",
+            format,
+            "--fail-on",
+            "none",
+            "--catalog",
+            "none",
+            "--no-cache",
+        ])
+        .args(extra)
+        .current_dir(dir);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let output = command.output().expect("kvlint runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// One line per finding: code, position to its end, rendered identity, unit and what names it.
+fn summary(report: &Value) -> String {
+    let mut out = String::new();
+    for d in report["diagnostics"].as_array().unwrap() {
+        let object = match &d["object"] {
+            Value::Null => "-".to_owned(),
+            o => format!(
+                "{}/{}",
+                o["namespace"].as_str().unwrap_or(""),
+                o["name"].as_str().unwrap_or("")
+            ),
+        };
+        let unit = match &d["unit"] {
+            Value::Null => "-".to_owned(),
+            u => format!(
+                "{}:{} via {} {} ({}:{})",
+                u["kind"].as_str().unwrap(),
+                u["path"].as_str().unwrap(),
+                u["via"]["kind"].as_str().unwrap_or("-"),
+                u["via"]["name"].as_str().unwrap_or("-"),
+                u["via"]["file"].as_str().unwrap_or("-"),
+                u["via"]["line"],
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "{} {}:{}:{}-{}:{} {} [{}] {}",
+            d["code"].as_str().unwrap(),
+            d["file"].as_str().unwrap(),
+            d["line"],
+            d["column"],
+            d["end_line"],
+            d["end_column"],
+            object,
+            unit,
+            d["path"].as_str().unwrap_or("-"),
+        );
+    }
+    out
+}
+
+#[test]
+fn charts_are_rendered_with_helm_and_findings_point_at_template_lines() {
+    if !helm_available("charts_are_rendered_with_helm_and_findings_point_at_template_lines") {
+        return;
+    }
+    let dir = fixture();
+    let json = kvlint(dir.path(), "json", &[], None);
+    let report = common::json_report(&json);
+    insta::assert_snapshot!("helm-charts-findings", summary(&report));
+    let helm = &report["summary"]["helm"];
+    assert_eq!(helm["command"], "helm template");
+    assert!(
+        helm["version"].as_str().unwrap().starts_with("v3."),
+        "{helm}"
+    );
+    assert_eq!(report["summary"]["units"], 2);
+    let human = kvlint(dir.path(), "human", &[], None);
+    let text = String::from_utf8(human.stdout).unwrap();
+    insta::assert_snapshot!(
+        "helm-charts-human",
+        common::without_kustomize_version(&text)
+            .replace(helm["version"].as_str().unwrap(), "HELM_VERSION")
+    );
+}
+
+#[test]
+fn the_misspelled_instance_type_of_a_template_is_reported_at_its_line() {
+    if !helm_available("the_misspelled_instance_type_of_a_template_is_reported_at_its_line") {
+        return;
+    }
+    let dir = fixture();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let found: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006")
+        .collect();
+    let at: Vec<(String, u64, u64, String)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["object"]["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (
+                "charts/legacy/templates/vm.yaml".to_owned(),
+                9,
+                3,
+                "legacy-db".to_owned()
+            ),
+            (
+                "charts/vm/templates/vms.yaml".to_owned(),
+                11,
+                3,
+                "db".to_owned()
+            ),
+        ]
+    );
+    // The Argo CD release: its namespace, its unit and the Application that names it.
+    let legacy = found[0];
+    assert_eq!(legacy["object"]["namespace"], "legacy");
+    assert_eq!(legacy["unit"]["kind"], "helm");
+    assert_eq!(legacy["unit"]["path"], "charts/legacy");
+    assert_eq!(legacy["unit"]["via"]["kind"], "Application");
+    assert_eq!(legacy["unit"]["via"]["file"], "argocd/legacy.yaml");
+}
+
+#[test]
+fn without_helm_each_chart_that_renders_vms_is_named() {
+    let dir = fixture();
+    let empty = tempfile::tempdir().unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], Some(empty.path())));
+    let named: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV0022")
+        .map(|d| {
+            format!(
+                "{}:{}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "argocd/legacy.yaml:14:11 not rendered: helm is not on PATH; Application legacy installs the chart directory `charts/legacy`, whose VirtualMachines are not checked as rendered",
+            "argocd/remote.yaml:14:11 not rendered: helm is not on PATH; Application remote installs the chart directory `charts/remote`, whose VirtualMachines are not checked as rendered",
+            "clusters/prod/vms.yaml:11:14 not rendered: helm is not on PATH; HelmRelease flux-system/vms installs the chart directory `charts/vm`, whose VirtualMachines are not checked as rendered",
+        ]
+    );
+    assert!(report["summary"]["helm"].is_null());
+    assert!(report["summary"].get("units").is_none());
+}
+
+#[test]
+fn a_helm_command_that_is_not_found_is_named_in_the_finding() {
+    let dir = fixture();
+    let report = common::json_report(&kvlint(
+        dir.path(),
+        "json",
+        &["--helm-command", "no-such-helm"],
+        None,
+    ));
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV0022" && d["file"] == "clusters/prod/vms.yaml")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "not rendered: --helm-command: `no-such-helm` is not found; HelmRelease flux-system/vms installs the chart directory `charts/vm`, whose VirtualMachines are not checked as rendered"
+        ]
+    );
+}
+
+#[test]
+fn a_template_error_is_an_error_at_the_entry_point_and_the_chart_stays_written() {
+    if !helm_available(
+        "a_template_error_is_an_error_at_the_entry_point_and_the_chart_stays_written",
+    ) {
+        return;
+    }
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("charts/legacy/templates/broken.yaml"),
+        "kind: ConfigMap\nname: {{ .Values.missing.key }}\n",
+    )
+    .unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let failed: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:#?}");
+    assert!(
+        failed[0].starts_with("argocd/legacy.yaml:14 helm template cannot render the chart `charts/legacy` of Application legacy: template: legacy/templates/broken.yaml:2:"),
+        "{failed:#?}"
+    );
+    // Its files are checked as written again: the templates are skipped, not rendered.
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["code"] == "KV0006" && d["file"] == "charts/legacy/templates/vm.yaml")
+    );
+    assert!(
+        !diagnostics
+            .iter()
+            .any(|d| d["code"] == "KV1006" && d["file"] == "charts/legacy/templates/vm.yaml")
+    );
+}
+
+#[test]
+fn a_cached_rendering_follows_the_chart_files() {
+    if !helm_available("a_cached_rendering_follows_the_chart_files") {
+        return;
+    }
+    let dir = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().to_str().unwrap().to_owned();
+    let names = |report: &Value| -> Vec<String> {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "KV1006")
+            .map(|d| d["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+            .args([
+                "check",
+                ".",
+                "--format",
+                "json",
+                "--fail-on",
+                "none",
+                "--catalog",
+                "none",
+                "--cache-dir",
+                &cache_dir,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        common::json_report(&output)
+    };
+    let first = names(&run());
+    assert_eq!(first, names(&run()));
+    let template = dir.path().join("charts/legacy/templates/vm.yaml");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(&template, text.replace("standrd.small", "standard.tiny")).unwrap();
+    let after = names(&run());
+    assert_ne!(first, after);
+    assert!(
+        after.iter().any(|m| m.contains("\"standard.tiny\"")),
+        "{after:#?}"
+    );
+}
+
+#[test]
+fn fixes_never_edit_a_chart_template() {
+    if !helm_available("fixes_never_edit_a_chart_template") {
+        return;
+    }
+    let dir = fixture();
+    let template = dir.path().join("charts/legacy/templates/vm.yaml");
+    let before = std::fs::read_to_string(&template).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args([
+            "fix",
+            ".",
+            "--unsafe-fixes",
+            "--catalog",
+            "none",
+            "--no-cache",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        printed.contains("charts/legacy/templates/vm.yaml:12: KV3007 not fixed: charts/legacy/templates/vm.yaml is a Helm template; change the chart or the values its release gives it"),
+        "{printed}"
+    );
+    assert_eq!(std::fs::read_to_string(&template).unwrap(), before);
+}
+
+#[test]
+fn flux_values_files_replace_the_chart_values() {
+    if !helm_available("flux_values_files_replace_the_chart_values") {
+        return;
+    }
+    let dir = common::git_repository(&[
+        (
+            "clusters/lab.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: lab
+  namespace: lab
+spec:
+  chart:
+    spec:
+      chart: ./charts/lab
+      valuesFiles:
+        - charts/lab/values-lab.yaml
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+",
+        ),
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        (
+            "charts/lab/values.yaml",
+            "name: from-the-chart\nsize: standard.small\n",
+        ),
+        ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+        (
+            "charts/lab/templates/vm.yaml",
+            "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{ .Values.name | default \"without-chart-values\" }}-{{ .Release.Name }}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{ .Values.size }}
+  template:
+    spec:
+      domain:
+        devices: {}
+",
+        ),
+    ]);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006")
+        .map(|d| {
+            format!(
+                "{}:{}:{} {}/{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["namespace"].as_str().unwrap(),
+                d["object"]["name"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "charts/lab/templates/vm.yaml:7:3 lab/without-chart-values-lab virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"standard.smol\" not found"
+        ]
+    );
+    // The chart in the repository is left as it is.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("charts/lab/values.yaml")).unwrap(),
+        "name: from-the-chart\nsize: standard.small\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_chart_that_links_outside_the_repository_is_not_rendered() {
+    if !helm_available("a_chart_that_links_outside_the_repository_is_not_rendered") {
+        return;
+    }
+    let dir = fixture();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.yaml"), "kind: ConfigMap\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.yaml"),
+        dir.path().join("charts/legacy/templates/secret.yaml"),
+    )
+    .unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "argocd/legacy.yaml")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "not rendered: Application legacy would read `charts/legacy/templates/secret.yaml`, which resolves outside the repository; kvlint does not let Helm read it"
+        ]
+    );
+}
+
+#[test]
+fn a_suppression_in_a_template_covers_every_release_of_the_chart() {
+    if !helm_available("a_suppression_in_a_template_covers_every_release_of_the_chart") {
+        return;
+    }
+    let dir = fixture();
+    let template = dir.path().join("charts/legacy/templates/vm.yaml");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(
+        &template,
+        text.replace(
+            "  instancetype:\n",
+            "  # kvlint: ignore[KV1006] the platform team creates it\n  instancetype:\n",
+        ),
+    )
+    .unwrap();
+    // A second release of the chart, generated by an ApplicationSet.
+    std::fs::write(
+        dir.path().join("argocd/set.yaml"),
+        "apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: charts
+  namespace: argocd
+spec:
+  generators:
+    - list:
+        elements:
+          - env: qa
+  template:
+    metadata:
+      name: 'legacy-{{env}}'
+    spec:
+      project: default
+      destination:
+        namespace: 'legacy-{{env}}'
+      source:
+        repoURL: https://example.com/gitops.git
+        path: charts/legacy
+        helm:
+          valueFiles: [values-prod.yaml]
+",
+    )
+    .unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let in_template: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "charts/legacy/templates/vm.yaml")
+        .map(|d| {
+            let objects: Vec<String> = d["instances"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{}/{} via {}",
+                        i["object"]["namespace"].as_str().unwrap(),
+                        i["object"]["name"].as_str().unwrap(),
+                        i["unit"]["via"]["name"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            format!(
+                "{} {}:{} {}",
+                d["code"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                objects.join(", ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        in_template,
+        ["KV3007 13:3 legacy/legacy-db via legacy, legacy-qa/legacy-db via charts"]
+    );
+}
