@@ -138,8 +138,9 @@ pub struct InputArgs {
     /// (repeatable; local files only).
     #[arg(long = "schema-location", value_name = "DIR_OR_TEMPLATE")]
     pub schema_locations: Vec<String>,
-    /// Check Kustomize roots as `kustomize build` renders them (`auto`, when kustomize or
-    /// kubectl is found), or every file as written (`off`) [default: auto].
+    /// Check the units Argo CD and Flux sync (Kustomize roots, Flux Kustomizations, Argo CD
+    /// sources, Helm releases) as they render them (`auto`, with the tools found), or every file
+    /// as written (`off`) [default: auto].
     #[arg(long, value_enum, value_name = "MODE")]
     pub units: Option<UnitsMode>,
     /// The command that builds a kustomization directory [default: `kustomize build`, else
@@ -165,7 +166,7 @@ pub struct InputArgs {
 /// `--units`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum UnitsMode {
-    /// Build Kustomize roots when kustomize or kubectl is found.
+    /// Render units with the tools found (kustomize or kubectl; helm for chart directories).
     Auto,
     /// Check every file as written.
     Off,
@@ -277,7 +278,8 @@ pub struct RenderArgs {
     /// Only these VMs (NAMESPACE/NAME; repeatable).
     #[arg(long, value_name = "NAMESPACE/NAME")]
     pub vm: Vec<String>,
-    /// Only the VMs rendered in this Kustomize unit (its directory; repeatable).
+    /// Only the VMs rendered in this unit (its directory: a Kustomize root, a Flux or Argo CD
+    /// path, a chart; repeatable).
     #[arg(long, value_name = "PATH")]
     pub unit: Vec<PathBuf>,
     /// Read every file under DIR too (repeatable), for the instance types, preferences and

@@ -392,7 +392,7 @@ fn units_named(paths: &[PathBuf], report: &check::Report) -> Result<Vec<String>,
             .any(|r| r.unit.as_deref() == Some(unit.as_str()))
     }) {
         return Err(Error::Usage(format!(
-            "--unit {unknown}: no VM was rendered in a unit of that directory (units are the Kustomize roots among the checked paths)"
+            "--unit {unknown}: no VM was rendered in a unit of that directory (units are the Kustomize roots, Flux and Argo CD paths and Helm charts among the checked paths)"
         )));
     }
     Ok(units)
