@@ -133,14 +133,10 @@ rules! {
     use reject::webhook_failure::WEBHOOK_FAILURE;
     use reject::expand_failed::EXPAND_FAILED;
     use reject::missing_reference_rejected::REFERENCE_REJECTED;
-    INVALID_SPEC_OBJECT = "KV1012", "invalid-instancetype-object", Schema, Error,
-        "An instance type, preference or ControllerRevision cannot be decoded as KubeVirt's types.";
-    OBJECT_REJECTED = "KV1013", "instancetype-object-rejected", Reject, Error,
-        "KubeVirt's instance-type or preference webhook refuses the object.";
-    SPREAD_RATIO_ZERO = "KV1014", "spread-ratio-zero", Reject, Warning,
-        "A spread ratio of 0 makes KubeVirt's webhook fail for every VM that uses the preference with an instance type.";
-    CATALOG_NAME_OVERWRITTEN = "KV2001", "catalog-name-overwritten", Catalog, Warning,
-        "A cluster object in the repository has the name of a catalog object that virt-operator overwrites.";
+    use reject::invalid_instancetype_object::INVALID_SPEC_OBJECT;
+    use reject::instancetype_object_rejected::OBJECT_REJECTED;
+    use reject::spread_ratio_zero::SPREAD_RATIO_ZERO;
+    use reject::catalog_name_overwritten::CATALOG_NAME_OVERWRITTEN;
     use reject::deprecated_catalog_entry::CATALOG_DEPRECATED;
     use reject::catalog_content_approximated::CATALOG_CONTENT_APPROXIMATED;
     use drift::matcher_kind_defaulted::MATCHER_KIND_DEFAULTED;

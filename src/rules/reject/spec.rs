@@ -67,6 +67,15 @@ pub enum At {
     Cause(String),
 }
 
+impl At {
+    /// The field as written: a cause's as KubeVirt names it.
+    pub fn text(&self) -> &str {
+        match self {
+            Self::Field(field) | Self::Cause(field) => field,
+        }
+    }
+}
+
 /// The matcher of a VM, and the object it references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Matcher {
