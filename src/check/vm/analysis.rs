@@ -75,21 +75,17 @@ impl Analysis<'_, '_> {
         self.push(finding);
     }
 
-    pub(super) fn conflict_finding(
-        &self,
-        conflict: &Conflict,
-        instancetype: Option<&Found<'_>>,
-    ) -> Finding {
+    /// The conflict of a VM field with the instance type (`instancetype`, when found).
+    fn conflict(&self, conflict: &Conflict, instancetype: Option<&Found<'_>>) -> Reported {
         let set_by = instancetype.map(|found| {
             let object = found.origin.object();
             (object.kind.as_str(), object.name.as_str())
         });
-        let reported = instancetype_conflict::conflict(
+        instancetype_conflict::conflict(
             &conflict.path,
             conflict.message_for(self.profile.version),
             set_by,
-        );
-        self.place(reported, instancetype, None)
+        )
     }
 
     pub(super) fn report_mutation(&mut self, refusal: &MutateRefusal) {
@@ -137,11 +133,7 @@ impl Analysis<'_, '_> {
     ) {
         for rejection in rejections {
             let reported = match rejection {
-                Rejection::Conflict(conflict) => {
-                    let finding = self.conflict_finding(&conflict, instancetype.found());
-                    self.push(finding);
-                    continue;
-                }
+                Rejection::Conflict(conflict) => self.conflict(&conflict, instancetype.found()),
                 Rejection::Spread(cause) => {
                     spread_not_divisible::not_divisible(cause.field, cause.message)
                 }
