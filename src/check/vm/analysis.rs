@@ -26,6 +26,9 @@ pub(super) struct Analysis<'r, 'a> {
     pub(super) profile: &'r ClusterProfile,
     pub(super) view: VmView<'a>,
     pub(super) findings: Vec<Finding>,
+    /// The references not found, by the index of their finding: their help says whether the
+    /// VM is admitted, known once every finding is.
+    pub(super) not_found: Vec<(usize, unresolved::NotFound)>,
 }
 
 impl Analysis<'_, '_> {
@@ -170,16 +173,15 @@ impl Analysis<'_, '_> {
         let matcher = matcher_of(role);
         match resolution {
             Resolution::Failed(err) => {
-                let reported = unresolved::not_found(
-                    unresolved::NotFound {
-                        matcher,
-                        revision: err.kind == resolve::FindErrorKind::Revision,
-                        message: err.message.clone(),
-                        note: err.note.as_deref(),
-                    },
-                    &self.profile.version,
-                );
+                let not_found = unresolved::NotFound {
+                    matcher,
+                    revision: err.kind == resolve::FindErrorKind::Revision,
+                    message: err.message.clone(),
+                    note: err.note.clone(),
+                };
+                let reported = unresolved::not_found(&not_found, &self.profile.version, None);
                 self.push_reported(reported);
+                self.not_found.push((self.findings.len() - 1, not_found));
             }
             Resolution::Invalid { found, error } => {
                 let object = found.origin.object();
@@ -269,36 +271,27 @@ pub(super) const fn matcher_of(role: MatcherRole) -> Matcher {
     }
 }
 
-/// A VM that a webhook refuses is not admitted: the help of its unresolved references says
-/// so instead of "admits the VM".
-pub(super) fn reconcile_verdicts(
-    findings: &mut [Finding],
-    version: crate::cluster::profile::KubeVirtVersion,
-) {
-    let Some(rejected_by) = findings
-        .iter()
-        .find(|f| {
-            f.severity == rules::Severity::Error
-                && crate::rules::verdict::Verdict::of(f.rule.category)
-                    == Some(crate::rules::verdict::Verdict::Rejected)
-        })
-        .map(|f| f.rule.code)
-    else {
-        return;
-    };
-    for finding in findings {
-        let Some(matcher) = [Matcher::Instancetype, Matcher::Preference]
-            .into_iter()
-            .find(|matcher| unresolved::rule(*matcher) == finding.rule)
-        else {
-            continue;
+impl Analysis<'_, '_> {
+    /// The findings. A VM that a webhook refuses is not admitted: the help of its references
+    /// not found says so instead of "admits the VM".
+    pub(super) fn into_findings(self) -> Vec<Finding> {
+        let mut findings = self.findings;
+        let rejected_by = findings
+            .iter()
+            .find(|f| {
+                f.severity == rules::Severity::Error
+                    && crate::rules::verdict::Verdict::of(f.rule.category)
+                        == Some(crate::rules::verdict::Verdict::Rejected)
+            })
+            .map(|f| f.rule.code);
+        let Some(rejected_by) = rejected_by else {
+            return findings;
         };
-        let condition = unresolved::failed_find_condition(matcher);
-        let admitted = crate::rules::verdict::unresolved_help(version, condition, None);
-        let rejected =
-            crate::rules::verdict::unresolved_help(version, condition, Some(rejected_by));
-        if let Some(help) = &mut finding.help {
-            *help = help.replace(&admitted, &rejected);
+        for (index, not_found) in &self.not_found {
+            let reported =
+                unresolved::not_found(not_found, &self.profile.version, Some(rejected_by));
+            findings[*index].help = reported.help;
         }
+        findings
     }
 }

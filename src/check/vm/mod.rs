@@ -19,7 +19,7 @@ use crate::rules;
 use crate::rules::reject::{expand_failed, webhook_failure};
 use crate::yaml::FieldPath;
 
-use analysis::{Analysis, reconcile_verdicts};
+use analysis::Analysis;
 use drift::{drift_finding, for_drift};
 use resolution::{Resolution, origin_text, resolve_role};
 use view::VmView;
@@ -174,18 +174,6 @@ pub fn analyze_vm<'a>(
     wanted: Wanted,
     policy: DriftPolicy,
 ) -> VmReport {
-    let mut report = analyze_vm_unreconciled(repo, object, profile, wanted, policy);
-    reconcile_verdicts(&mut report.findings, profile.version);
-    report
-}
-
-fn analyze_vm_unreconciled<'a>(
-    repo: &Repo<'a>,
-    object: &'a Object,
-    profile: &ClusterProfile,
-    wanted: Wanted,
-    policy: DriftPolicy,
-) -> VmReport {
     let keep_rendered = wanted.rendered;
     let Some((mut written, base)) = vm_json(object) else {
         return VmReport::default();
@@ -202,6 +190,7 @@ fn analyze_vm_unreconciled<'a>(
         profile,
         view: VmView { object, base },
         findings: Vec::new(),
+        not_found: Vec::new(),
     };
 
     let mutation = mutate::mutate(repo, object, &written, profile, true);
@@ -295,14 +284,14 @@ fn analyze_vm_unreconciled<'a>(
     VmReport {
         renders,
         rendered,
-        findings: analysis.findings,
+        findings: analysis.into_findings(),
     }
 }
 
 /// The report of a VM that is not rendered; `renders` tells whether it could be.
 fn unrendered(analysis: Analysis<'_, '_>, renders: bool) -> VmReport {
     VmReport {
-        findings: analysis.findings,
+        findings: analysis.into_findings(),
         rendered: Vec::new(),
         renders,
     }

@@ -47,17 +47,22 @@ pub const fn failed_find_condition(matcher: Matcher) -> &'static str {
 }
 
 /// Why the object cannot be found.
-pub struct NotFound<'a> {
+pub struct NotFound {
     pub matcher: Matcher,
     /// Whether the revision the matcher names is what is missing.
     pub revision: bool,
     pub message: String,
     /// What the lookup adds (where it looked).
-    pub note: Option<&'a str>,
+    pub note: Option<String>,
 }
 
-/// The object of `matcher` cannot be found; KubeVirt `version` admits the VM.
-pub fn not_found(not_found: NotFound<'_>, version: &dyn Display) -> Reported {
+/// The object of `matcher` cannot be found. KubeVirt `version` admits the VM, unless a rule
+/// (`rejected_by`, its code) finds the VM refused.
+pub fn not_found(
+    not_found: &NotFound,
+    version: &dyn Display,
+    rejected_by: Option<&str>,
+) -> Reported {
     let NotFound {
         matcher,
         revision,
@@ -65,16 +70,19 @@ pub fn not_found(not_found: NotFound<'_>, version: &dyn Display) -> Reported {
         note,
     } = not_found;
     let mut field = format!("spec.{}", matcher.field());
-    if revision {
+    if *revision {
         field.push_str(".revisionName");
     }
-    let help =
-        crate::rules::verdict::unresolved_help(version, failed_find_condition(matcher), None);
+    let help = crate::rules::verdict::unresolved_help(
+        version,
+        failed_find_condition(*matcher),
+        rejected_by,
+    );
     let help = match note {
         Some(note) => format!("{note}; {help}"),
         None => help,
     };
-    Reported::new(rule(matcher), At::Field(field), message).with_help(help)
+    Reported::new(rule(*matcher), At::Field(field), message.clone()).with_help(help)
 }
 
 /// The object of `matcher` (its `kind` and `name`) is found but cannot be decoded: `error`.
@@ -93,15 +101,13 @@ mod tests {
 
     #[test]
     fn a_missing_object_says_the_vm_is_admitted_but_cannot_start() {
-        let reported = not_found(
-            NotFound {
-                matcher: Matcher::Preference,
-                revision: true,
-                message: "revision not found".to_owned(),
-                note: Some("looked in the repository"),
-            },
-            &"v1.9",
-        );
+        let missing = NotFound {
+            matcher: Matcher::Preference,
+            revision: true,
+            message: "revision not found".to_owned(),
+            note: Some("looked in the repository".to_owned()),
+        };
+        let reported = not_found(&missing, &"v1.9", None);
         assert_eq!(reported.rule, &UNRESOLVED_PREFERENCE);
         assert_eq!(
             reported.at,
@@ -111,6 +117,13 @@ mod tests {
             reported.help.as_deref(),
             Some(
                 "looked in the repository; KubeVirt v1.9 admits the VM, but it cannot start (condition FailedFindPreference) until the object exists"
+            )
+        );
+        let refused = not_found(&missing, &"v1.9", Some("KV1001"));
+        assert_eq!(
+            refused.help.as_deref(),
+            Some(
+                "looked in the repository; KubeVirt v1.9 rejects the VM (KV1001); fixed for that, it would be admitted but could not start (condition FailedFindPreference) until the object exists"
             )
         );
     }
