@@ -29,8 +29,8 @@ pub enum Error {
     #[error("{0}")]
     Limit(String),
     /// git is missing or could not read a revision.
-    #[error("{0}")]
-    Git(String),
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// `kvlint fix` stopped partway: which files it rewrote and which it did not.
     #[error(
         "{cause}; kvlint fix stopped: files rewritten: {written}; files not rewritten: {not_written}"
@@ -41,6 +41,47 @@ pub enum Error {
         written: String,
         not_written: String,
     },
+}
+
+/// Why git could not give kvlint what a revision holds (`kvlint diff --base/--head`).
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// git cannot be found.
+    #[error("git is not installed or not on PATH; --base and --head read revisions with it")]
+    NotInstalled,
+    /// Reading the revision `revision` (as given), which resolved to `commit`, failed.
+    #[error("cannot read {revision} ({commit}): {cause}")]
+    Read {
+        revision: String,
+        commit: String,
+        #[source]
+        cause: GitCause,
+    },
+    /// A file of the revision (`file`, as the working tree names it) cannot be used as it is
+    /// (too large, not text), for `reason`.
+    #[error("{file} in {revision}: {reason}")]
+    UnusableFile {
+        file: String,
+        revision: String,
+        reason: String,
+    },
+}
+
+/// What went wrong while git read a revision.
+#[derive(Debug, thiserror::Error)]
+pub enum GitCause {
+    /// git was started without the output pipe kvlint reads.
+    #[error("no output")]
+    NoOutput,
+    /// Waiting for git failed.
+    #[error("{0}")]
+    Io(#[source] io::Error),
+    /// git exited with an error: its standard error, or its exit status.
+    #[error("{0}")]
+    Exited(String),
+    /// git's answer could not be read (a listing or an object).
+    #[error("{0}")]
+    Answer(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl Error {
@@ -71,7 +112,12 @@ impl Error {
     /// The kind of the operating system's error behind this one, if there is one.
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
-            Self::File { source, .. } | Self::System { source, .. } => Some(source.kind()),
+            Self::File { source, .. }
+            | Self::System { source, .. }
+            | Self::Git(GitError::Read {
+                cause: GitCause::Io(source),
+                ..
+            }) => Some(source.kind()),
             Self::FixStopped { cause, .. } | Self::Catalog(cause) => cause.io_kind(),
             _ => None,
         }
@@ -130,5 +176,51 @@ mod tests {
         assert_eq!(err.path(), None);
         assert_eq!(err.io_kind(), Some(io::ErrorKind::BrokenPipe));
         assert_eq!(err.to_string(), "cannot write the report: broken pipe");
+    }
+
+    #[test]
+    fn git_failures_keep_their_cause_and_read_as_before() {
+        assert_eq!(
+            Error::from(GitError::NotInstalled).to_string(),
+            "git is not installed or not on PATH; --base and --head read revisions with it"
+        );
+        let read = |cause| {
+            Error::from(GitError::Read {
+                revision: "main".to_owned(),
+                commit: "0123abc".to_owned(),
+                cause,
+            })
+        };
+        assert_eq!(
+            read(GitCause::NoOutput).to_string(),
+            "cannot read main (0123abc): no output"
+        );
+        let waited = read(GitCause::Io(io::Error::from(io::ErrorKind::Interrupted)));
+        assert_eq!(
+            waited.to_string(),
+            "cannot read main (0123abc): operation interrupted"
+        );
+        assert_eq!(waited.io_kind(), Some(io::ErrorKind::Interrupted));
+        assert!(std::error::Error::source(&waited).is_some());
+        assert_eq!(
+            read(GitCause::Exited("fatal: not a tree object".to_owned())).to_string(),
+            "cannot read main (0123abc): fatal: not a tree object"
+        );
+        let answer = read(GitCause::Answer("object 42 is missing".into()));
+        assert_eq!(
+            answer.to_string(),
+            "cannot read main (0123abc): object 42 is missing"
+        );
+        assert_eq!(answer.io_kind(), None);
+        assert_eq!(answer.path(), None);
+        assert_eq!(
+            Error::from(GitError::UnusableFile {
+                file: ".kvlint.yaml".to_owned(),
+                revision: "HEAD~1".to_owned(),
+                reason: "is not UTF-8 text".to_owned(),
+            })
+            .to_string(),
+            ".kvlint.yaml in HEAD~1: is not UTF-8 text"
+        );
     }
 }

@@ -8,6 +8,9 @@ use crate::diag::Finding;
 use crate::k8s::{INSTANCETYPE_GROUP, Object};
 use crate::model::{self, InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 use crate::resolve::is_served;
+use crate::rules::reject::{
+    Reported, instancetype_object_rejected, invalid_instancetype_object, spread_ratio_zero,
+};
 use crate::rules::{self, Rule};
 use crate::yaml::FieldPath;
 
@@ -21,6 +24,18 @@ fn finding(
     Finding::new(rule, object.field_location(&field), message)
         .with_object(Some(object.object_ref()))
         .with_path(field.to_string())
+}
+
+/// A rule file's finding about the object, at its field.
+fn place(object: &Object, reported: Reported) -> Finding {
+    let mut placed = finding(object, reported.rule, reported.at.text(), reported.message);
+    if let Some(field) = reported.kubevirt_field {
+        placed = placed.with_kubevirt_field(field);
+    }
+    if let Some(help) = reported.help {
+        placed = placed.with_help(help);
+    }
+    placed
 }
 
 fn is_instancetype(object: &Object) -> bool {
@@ -82,21 +97,17 @@ pub(crate) fn check_object(object: &Object, version: KubeVirtVersion) -> Vec<Fin
     if is_instancetype(object) {
         match model::decode::<InstancetypeSpec>(&spec) {
             Ok(instancetype) => out.extend(check_instancetype(object, &instancetype, version)),
-            Err(error) => out.push(finding(
+            Err(error) => out.push(place(
                 object,
-                &rules::INVALID_SPEC_OBJECT,
-                "spec",
-                error.to_string(),
+                invalid_instancetype_object::undecodable(&error),
             )),
         }
     } else {
         match model::decode::<PreferenceSpec>(&spec) {
             Ok(preference) => out.extend(check_preference(object, &preference, version)),
-            Err(error) => out.push(finding(
+            Err(error) => out.push(place(
                 object,
-                &rules::INVALID_SPEC_OBJECT,
-                "spec",
-                error.to_string(),
+                invalid_instancetype_object::undecodable(&error),
             )),
         }
     }
@@ -111,17 +122,15 @@ fn check_instancetype(
     let mut out = Vec::new();
     let percent = instancetype.memory.overcommit_percent;
     if !(0..=100).contains(&percent) {
-        out.push(
-            finding(
-                object,
-                &rules::OBJECT_REJECTED,
+        out.push(place(
+            object,
+            instancetype_object_rejected::refused(
                 "spec.memory.overcommitPercent",
                 format!(
                     "spec.memory.overcommitPercent '{percent}': must be in range between 0 and 100."
                 ),
-            )
-            .with_kubevirt_field("spec.memory.overcommitPercent"),
-        );
+            ),
+        ));
     }
     if percent != 0
         && instancetype
@@ -131,13 +140,7 @@ fn check_instancetype(
             .is_some_and(|h| !h.is_null())
     {
         out.push(
-            finding(
-                object,
-                &rules::OBJECT_REJECTED,
-                "spec.memory.overcommitPercent",
-                "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested together.",
-            )
-            .with_kubevirt_field("spec.memory.overcommitPercent"),
+            place(object, instancetype_object_rejected::refused("spec.memory.overcommitPercent", "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested together.")),
         );
     }
     if version.at_least(1, 9)
@@ -182,15 +185,13 @@ fn check_preference(
         && let Some(text) = topology_text
     {
         if topology == Topology::Unknown {
-            out.push(
-                finding(
-                    object,
-                    &rules::OBJECT_REJECTED,
+            out.push(place(
+                object,
+                instancetype_object_rejected::refused(
                     "spec.cpu.preferredCPUTopology",
                     format!("unknown preferredCPUTopology {text}"),
-                )
-                .with_kubevirt_field("spec.cpu.preferredCPUTopology"),
-            );
+                ),
+            ));
         } else if let Some((_, new)) = DEPRECATED_TOPOLOGIES.iter().find(|(old, _)| *old == text) {
             out.push(finding(
                     object,
@@ -209,35 +210,19 @@ fn check_preference(
                 .and_then(|c| c.spread_options.as_ref())
                 .and_then(|o| o.across.clone())
                 .unwrap_or_default();
-            out.push(
-                finding(
-                    object,
-                    &rules::OBJECT_REJECTED,
+            out.push(place(
+                object,
+                instancetype_object_rejected::refused(
                     "spec.cpu.spreadOptions.across",
                     format!("across {value} is not supported"),
-                )
-                .with_kubevirt_field("spec.cpu.spreadOptions.across"),
-            );
+                ),
+            ));
         } else if across == SpreadAcross::CoresThreads && preference.spread_ratio() != 2 {
             out.push(
-                finding(
-                    object,
-                    &rules::OBJECT_REJECTED,
-                    "spec.cpu.spreadOptions.ratio",
-                    "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores and threads",
-                )
-                .with_kubevirt_field("spec.cpu.spreadOptions.ratio"),
+                place(object, instancetype_object_rejected::refused("spec.cpu.spreadOptions.ratio", "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores and threads")),
             );
         } else if preference.spread_ratio() == 0 {
-            out.push(
-                finding(
-                    object,
-                    &rules::SPREAD_RATIO_ZERO,
-                    "spec.cpu.spreadOptions.ratio",
-                    "a spread ratio of 0 is accepted here, but KubeVirt divides by it: every VM that uses this preference with an instance type is refused with a webhook failure",
-                )
-                .with_help("remove the ratio (the default is 2) or set a positive one"),
-            );
+            out.push(place(object, spread_ratio_zero::ratio_zero()));
         }
     }
     if version.at_least(1, 5)

@@ -157,7 +157,7 @@ impl Layer {
             (Some(_), _) => Some(true),
             // A problem in the configuration itself must not vanish because a `select` (perhaps
             // the very one with the mistake) leaves it out: only `ignore` silences KV0019.
-            _ if self.select.is_some() && rule.code != rules::INVALID_CONFIG.code => Some(false),
+            _ if self.select.is_some() && *rule != rules::INVALID_CONFIG => Some(false),
             _ => None,
         }
     }

@@ -303,18 +303,18 @@ pub(crate) fn predict_for(
             (leaf, class)
         })
         .collect();
-    let mut widened: Vec<(&[Segment], &'static str, DriftKind)> =
+    let mut widened: Vec<(&[Segment], &'static Rule, DriftKind)> =
         widen::widest_paths(&changed, (before, after))
             .into_iter()
             .zip(&changed)
-            .map(|(path, (_, class))| (path, class.rule.code, class.kind))
+            .map(|(path, (_, class))| (path, class.rule, class.kind))
             .collect();
-    widened.sort_unstable();
+    widened.sort_unstable_by_key(|&(path, rule, kind)| (path, rule.code, kind));
     widened.dedup();
     let mut out = Vec::new();
     // The widened paths seen so far that are prefixes of the current one, shortest first.
     let mut enclosing: Vec<&[Segment]> = Vec::new();
-    for &(path, code, kind) in &widened {
+    for &(path, widened_rule, kind) in &widened {
         while enclosing
             .last()
             .is_some_and(|other| !path.starts_with(other))
@@ -331,7 +331,7 @@ pub(crate) fn predict_for(
         let under = under_path(&changed, path);
         let rule = under
             .iter()
-            .find(|(_, class)| class.rule.code == code)
+            .find(|(_, class)| class.rule == widened_rule)
             .map_or(&rules::NORMALIZED_BY_KUBEVIRT, |(_, class)| class.rule);
         let path = FieldPath(path.to_vec());
         let written = json_at(before, &path.0).cloned();

@@ -61,8 +61,8 @@ fn is_placeholder(file: &str) -> bool {
 
 /// The findings as annotations show them: one per item of the grouped report (a VM's webhook
 /// defaults in one, titled with every rule it stands for), each with its title.
-fn grouped(findings: &[Finding]) -> Vec<(Cow<'_, Finding>, String)> {
-    group::items(findings)
+fn grouped(report: &Report) -> Vec<(Cow<'_, Finding>, String)> {
+    group::report_items(report)
         .into_iter()
         .map(|item| match item {
             Item::Single(finding) => (
@@ -143,7 +143,7 @@ pub fn report(report: &Report) -> String {
 /// named as `context` names files, then a notice counting the problems left out.
 pub fn annotations(report: &Report, context: &Context) -> String {
     // One item per problem (the webhook's defaults of a VM as one), then the slots.
-    let (findings, titles): (Vec<Finding>, Vec<String>) = grouped(&report.findings)
+    let (findings, titles): (Vec<Finding>, Vec<String>) = grouped(report)
         .into_iter()
         .map(|(finding, title)| (finding.into_owned(), title))
         .unzip();

@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::check::Report;
+use crate::cluster::profile::KubeVirtVersion;
 use crate::diag::{Finding, Severity};
 use crate::rules::drift::Gathered;
 use crate::rules::{self, DriftKind, FixKind};
@@ -22,11 +24,21 @@ pub enum Item<'a> {
 #[derive(Debug)]
 pub struct Defaults<'a> {
     pub findings: Vec<&'a Finding>,
+    /// The KubeVirt release whose webhook writes them.
+    pub version: Option<KubeVirtVersion>,
+}
+
+/// The items of a report's findings.
+pub fn report_items(report: &Report) -> Vec<Item<'_>> {
+    items(
+        &report.findings,
+        report.profile.as_ref().map(|profile| profile.version),
+    )
 }
 
 /// The items of `findings` (sorted as every report is), in the same order; a defaults item
-/// stands where its first finding stood.
-pub fn items(findings: &[Finding]) -> Vec<Item<'_>> {
+/// stands where its first finding stood. `version` is the KubeVirt release checked against.
+pub fn items(findings: &[Finding], version: Option<KubeVirtVersion>) -> Vec<Item<'_>> {
     let mut items: Vec<Item<'_>> = Vec::new();
     // Index in `items` of each VM's defaults item.
     let mut groups: Vec<(GroupKey<'_>, usize)> = Vec::new();
@@ -44,6 +56,7 @@ pub fn items(findings: &[Finding]) -> Vec<Item<'_>> {
         groups.push((key, items.len()));
         items.push(Item::Defaults(Defaults {
             findings: vec![finding],
+            version,
         }));
     }
     fold_per_unit_defaults(&mut items);
@@ -151,11 +164,10 @@ impl Defaults<'_> {
     /// "KubeVirt v1.9 will write 5 fields into web: machine type `q35`, … — commit this:".
     pub fn headline(&self) -> String {
         let anchor = self.anchor();
-        let version = anchor
-            .message
-            .strip_prefix("KubeVirt ")
-            .and_then(|rest| rest.split(' ').next())
-            .unwrap_or("");
+        let version = self
+            .version
+            .map(|version| version.to_string())
+            .unwrap_or_default();
         let name = if anchor.instances.len() > 1 {
             let names: Vec<&str> = anchor
                 .instances
@@ -336,14 +348,15 @@ mod tests {
                 "b",
             ),
         ];
-        let items = items(&findings);
+        // The release is the report's, not read from the findings' words.
+        let items = items(&findings, Some(KubeVirtVersion::new(1, 8)));
         assert_eq!(items.len(), 2);
         let Item::Defaults(group) = &items[0] else {
             panic!("{items:?}");
         };
         assert_eq!(
             group.headline(),
-            "KubeVirt v1.9 will write 2 fields into a: architecture amd64, machine.type q35 — commit this:"
+            "KubeVirt v1.8 will write 2 fields into a: architecture amd64, machine.type q35 — commit this:"
         );
         assert_eq!(
             group.snippet(),

@@ -74,7 +74,7 @@ fn sources(report: &Report) -> HashMap<&str, Source<'_>> {
 pub fn report(report: &Report, color: bool, width: usize) -> String {
     let sources = sources(report);
     let style = Style { color };
-    let items = group::items(&report.findings);
+    let items = group::report_items(report);
     let mut out = String::new();
     let mut index = 0;
     while index < items.len() {
@@ -253,7 +253,7 @@ pub fn summary_line(report: &Report) -> String {
 /// The closing line of the human report: the problems it shows, by severity, and the findings
 /// it folds into them (`--format json` lists every one).
 pub fn human_summary_line(report: &Report) -> String {
-    shown_summary_line(report, &group::items(&report.findings))
+    shown_summary_line(report, &group::report_items(report))
 }
 
 fn shown_summary_line(report: &Report, items: &[Item<'_>]) -> String {

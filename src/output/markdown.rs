@@ -187,7 +187,7 @@ pub fn report(report: &Report) -> String {
         out.push_str("No findings.\n");
         return out;
     }
-    let mut items = group::items(&report.findings);
+    let mut items = group::report_items(report);
     items.sort_by_key(|item| severity_rank(item_severity(item)));
     out.push_str("| Severity | Rule | Location | Object | Message |\n");
     out.push_str("| --- | --- | --- | --- | --- |\n");

@@ -252,9 +252,7 @@ fn fingerprint_hash(finding: &Finding) -> u64 {
 }
 
 fn result(finding: &Finding, occurrence: usize, base: Option<&Base>) -> Value {
-    let rule_index = rules::ALL
-        .iter()
-        .position(|rule| rule.code == finding.rule.code);
+    let rule_index = rules::ALL.iter().position(|rule| *rule == finding.rule);
     let mut result = Map::new();
     result.insert("ruleId".into(), json!(finding.rule.code));
     if let Some(index) = rule_index {

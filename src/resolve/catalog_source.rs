@@ -11,7 +11,7 @@ use crate::diag::{Category, Finding, Related};
 use crate::error::Error;
 use crate::k8s::{INSTANCETYPE_GROUP, Index, Object};
 use crate::load::{self, LoadOptions};
-use crate::rules;
+use crate::rules::reject::catalog_name_overwritten;
 use crate::source::{self, Selection, WalkLimits};
 
 /// The cluster catalog kvlint resolves against.
@@ -229,28 +229,34 @@ pub fn overwritten_by_operator(
         .iter()
         .filter(|o| o.group == INSTANCETYPE_GROUP && o.namespace.is_none())
         .filter_map(|object| {
-            let deployed = catalog.index.find(&catalog.objects, "", &object.group, &object.kind, None, &object.name)?;
+            let deployed = catalog.index.find(
+                &catalog.objects,
+                "",
+                &object.group,
+                &object.kind,
+                None,
+                &object.name,
+            )?;
             // virt-operator only rewrites objects whose labels, annotations or spec differ.
             if same_content(object, deployed) {
                 return None;
             }
-            Some(
-                Finding::new(
-                    &rules::CATALOG_NAME_OVERWRITTEN,
-                    object.field_location(&crate::yaml::FieldPath::parse("metadata.name")),
-                    format!(
-                        "{} {} has the name of a common-instancetypes object that virt-operator (KubeVirt {}) deploys and keeps overwriting: this definition will not stay in the cluster",
-                        object.kind, object.name, profile.version
-                    ),
-                )
-                .with_object(Some(object.object_ref()))
-                .with_path("metadata.name")
-                .with_help("rename the object (and the VMs that reference it), or disable the catalog with spec.configuration.commonInstancetypesDeployment.enabled: false in the KubeVirt CR")
-                .with_related(Related {
-                    location: deployed.head_location(),
-                    message: "the catalog's object".to_owned(),
-                }),
+            let reported =
+                catalog_name_overwritten::overwritten(&object.kind, &object.name, &profile.version);
+            let path = crate::yaml::FieldPath::parse(reported.at.text());
+            let mut finding = Finding::new(
+                reported.rule,
+                object.field_location(&path),
+                reported.message,
             )
+            .with_object(Some(object.object_ref()))
+            .with_path(path.text())
+            .with_related(Related {
+                location: deployed.head_location(),
+                message: catalog_name_overwritten::DEPLOYED_OBJECT.to_owned(),
+            });
+            finding.help = reported.help;
+            Some(finding)
         })
         .collect()
 }

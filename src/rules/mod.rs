@@ -5,6 +5,7 @@ mod class;
 pub mod drift;
 mod drift_kind;
 pub mod explain;
+pub mod reject;
 pub mod runtime;
 pub mod verdict;
 
@@ -121,42 +122,24 @@ rules! {
         "A manifest in a unit's directory that no kustomization lists: it is never applied.";
     UNIT_NOT_RENDERED = "KV0022", "unit-not-rendered", Info, Info,
         "A unit kvlint does not render (a remote base, a path outside the repository): its files are checked as written.";
-    INSTANCETYPE_CONFLICT = "KV1001", "instancetype-conflict", Reject, Error,
-        "A VM field is also set by the selected instance type.";
-    PREFERENCE_REQUIREMENT = "KV1002", "preference-requirement-unmet", Reject, Error,
-        "The VM or its instance type does not meet the preference's requirements.";
-    SPREAD_NOT_DIVISIBLE = "KV1003", "spread-not-divisible", Reject, Error,
-        "The instance type's vCPUs cannot be spread as the preference asks.";
-    INVALID_MATCHER = "KV1004", "invalid-matcher", Reject, Error,
-        "spec.instancetype or spec.preference is not accepted by KubeVirt's mutating webhook.";
-    INFERENCE_FAILED = "KV1005", "infer-from-volume-failed", Reject, Error,
-        "inferFromVolume cannot be resolved and the failure policy is Reject.";
-    UNRESOLVED_INSTANCETYPE = "KV1006", "unresolved-instancetype", Unresolved, Error,
-        "The referenced instance type cannot be found.";
-    UNRESOLVED_PREFERENCE = "KV1007", "unresolved-preference", Unresolved, Error,
-        "The referenced preference cannot be found.";
-    VM_SPEC_INVALID = "KV1008", "vm-spec-invalid", Reject, Error,
-        "KubeVirt's VM validation refuses the spec once the instance type and preference are applied.";
-    WEBHOOK_FAILURE = "KV1009", "webhook-failure", Reject, Error,
-        "KubeVirt's own webhook code fails (panics) on this combination; the request is refused.";
-    EXPAND_FAILED = "KV1010", "expand-failed", Unresolved, Error,
-        "KubeVirt cannot expand the VM with this cluster configuration.";
-    REFERENCE_REJECTED = "KV1011", "missing-reference-rejected", Reject, Error,
-        "Up to KubeVirt v1.5, a VM whose instance type or preference cannot be found is refused.";
-    INVALID_SPEC_OBJECT = "KV1012", "invalid-instancetype-object", Schema, Error,
-        "An instance type, preference or ControllerRevision cannot be decoded as KubeVirt's types.";
-    OBJECT_REJECTED = "KV1013", "instancetype-object-rejected", Reject, Error,
-        "KubeVirt's instance-type or preference webhook refuses the object.";
-    SPREAD_RATIO_ZERO = "KV1014", "spread-ratio-zero", Reject, Warning,
-        "A spread ratio of 0 makes KubeVirt's webhook fail for every VM that uses the preference with an instance type.";
-    POOL_SPEC_INVALID = "KV1015", "pool-spec-invalid", Reject, Error,
-        "KubeVirt's VirtualMachinePool validation refuses the pool: its selector, strategies or VM template.";
-    CATALOG_NAME_OVERWRITTEN = "KV2001", "catalog-name-overwritten", Catalog, Warning,
-        "A cluster object in the repository has the name of a catalog object that virt-operator overwrites.";
-    CATALOG_DEPRECATED = "KV2002", "deprecated-catalog-entry", Catalog, Warning,
-        "The VM references a catalog entry labelled deprecated in the target release.";
-    CATALOG_CONTENT_APPROXIMATED = "KV2003", "catalog-content-approximated", Catalog, Info,
-        "The target release deploys an older catalog; kvlint rendered with v1.7.0 content.";
+    use reject::instancetype_conflict::INSTANCETYPE_CONFLICT;
+    use reject::preference_requirement::PREFERENCE_REQUIREMENT;
+    use reject::spread_not_divisible::SPREAD_NOT_DIVISIBLE;
+    use reject::invalid_matcher::INVALID_MATCHER;
+    use reject::infer_from_volume_failed::INFERENCE_FAILED;
+    use reject::unresolved::UNRESOLVED_INSTANCETYPE;
+    use reject::unresolved::UNRESOLVED_PREFERENCE;
+    use reject::vm_spec_invalid::VM_SPEC_INVALID;
+    use reject::webhook_failure::WEBHOOK_FAILURE;
+    use reject::expand_failed::EXPAND_FAILED;
+    use reject::missing_reference_rejected::REFERENCE_REJECTED;
+    use reject::invalid_instancetype_object::INVALID_SPEC_OBJECT;
+    use reject::instancetype_object_rejected::OBJECT_REJECTED;
+    use reject::spread_ratio_zero::SPREAD_RATIO_ZERO;
+    use reject::pool_spec_invalid::POOL_SPEC_INVALID;
+    use reject::catalog_name_overwritten::CATALOG_NAME_OVERWRITTEN;
+    use reject::deprecated_catalog_entry::CATALOG_DEPRECATED;
+    use reject::catalog_content_approximated::CATALOG_CONTENT_APPROXIMATED;
     use drift::matcher_kind_defaulted::MATCHER_KIND_DEFAULTED;
     use drift::inference_rewritten::INFERENCE_REWRITTEN;
     use drift::machine_type_defaulted::MACHINE_TYPE_DEFAULTED;

@@ -180,17 +180,6 @@ fn error_findings(
     path: &FieldPath,
     hint: Hint<'_>,
 ) -> Vec<Finding> {
-    let name = display(path);
-    let value = error.instance();
-    let violation = |message: String| {
-        vec![finding(
-            object,
-            &rules::SCHEMA_VIOLATION,
-            path,
-            path,
-            message,
-        )]
-    };
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected
@@ -207,117 +196,112 @@ fn error_findings(
                 format!("{}: Required value", display(&missing)),
             )]
         }
+        _ => vec![finding(
+            object,
+            &rules::SCHEMA_VIOLATION,
+            path,
+            path,
+            violation_message(schema, error, &display(path)),
+        )],
+    }
+}
+
+/// The API server's message for the value at `name` that the schema refuses.
+fn violation_message(schema: &Value, error: &ValidationError<'_>, name: &str) -> String {
+    let value = error.instance();
+    if let Some(detail) = bound_detail(error.kind()) {
+        return invalid(name, &shown(value), &detail);
+    }
+    match error.kind() {
         ValidationErrorKind::Type { kind } => {
             let actual = format!("\"{}\"", type_name(value));
             let detail = format!("must be of type {}: {actual}", expected_types(kind));
-            violation(invalid(&name, &actual, &detail))
+            invalid(name, &actual, &detail)
         }
         ValidationErrorKind::AnyOf { .. } => {
             let actual = format!("\"{}\"", type_name(value));
             match any_of_types(schema, error) {
                 Some(types) => {
                     let detail = format!("must be of type {types}: {actual}");
-                    violation(invalid(&name, &actual, &detail))
+                    invalid(name, &actual, &detail)
                 }
-                None => violation(invalid(
-                    &name,
+                None => invalid(
+                    name,
                     &shown(value),
                     "must validate at least one schema (anyOf)",
-                )),
+                ),
             }
         }
-        ValidationErrorKind::OneOfNotValid { .. } => violation(invalid(
-            &name,
+        ValidationErrorKind::OneOfNotValid { .. } => invalid(
+            name,
             &shown(value),
             "must validate one and only one schema (oneOf)",
-        )),
-        ValidationErrorKind::OneOfMultipleValid { .. } => violation(invalid(
-            &name,
+        ),
+        ValidationErrorKind::OneOfMultipleValid { .. } => invalid(
+            name,
             &shown(value),
             "must validate one and only one schema (oneOf). Found more than one valid schema",
-        )),
-        ValidationErrorKind::Maximum { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be less than or equal to {limit}"),
-        )),
-        ValidationErrorKind::Minimum { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be greater than or equal to {limit}"),
-        )),
-        ValidationErrorKind::ExclusiveMaximum { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be less than {limit}"),
-        )),
-        ValidationErrorKind::ExclusiveMinimum { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be greater than {limit}"),
-        )),
-        ValidationErrorKind::MultipleOf { .. } => {
-            violation(invalid(&name, &shown(value), &error.to_string()))
-        }
-        ValidationErrorKind::Pattern { pattern } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should match '{pattern}'"),
-        )),
-        ValidationErrorKind::MaxLength { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be at most {limit} chars long"),
-        )),
-        ValidationErrorKind::MinLength { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should be at least {limit} chars long"),
-        )),
+        ),
+        ValidationErrorKind::MultipleOf { .. } => invalid(name, &shown(value), &error.to_string()),
         ValidationErrorKind::MaxItems { limit } => {
-            violation(format!("{name}: Too many: must have at most {limit} items"))
+            format!("{name}: Too many: must have at most {limit} items")
         }
-        ValidationErrorKind::MinItems { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should have at least {limit} items"),
-        )),
-        ValidationErrorKind::MaxProperties { limit } => violation(format!(
-            "{name}: Too many: must have at most {limit} properties"
-        )),
-        ValidationErrorKind::MinProperties { limit } => violation(invalid(
-            &name,
-            &shown(value),
-            &format!("should have at least {limit} properties"),
-        )),
-        ValidationErrorKind::UniqueItems => {
-            violation(format!("{name}: Duplicate value: {}", shown(value)))
+        ValidationErrorKind::MaxProperties { limit } => {
+            format!("{name}: Too many: must have at most {limit} properties")
         }
+        ValidationErrorKind::UniqueItems => format!("{name}: Duplicate value: {}", shown(value)),
         ValidationErrorKind::Enum { options } => {
             let supported = options.as_array().map_or_else(
                 || shown(options),
                 |values| values.iter().map(shown).collect::<Vec<_>>().join(", "),
             );
-            violation(format!(
+            format!(
                 "{name}: Unsupported value: {}: supported values: {supported}",
                 shown(value)
-            ))
+            )
         }
-        ValidationErrorKind::Constant { expected_value } => violation(format!(
+        ValidationErrorKind::Constant { expected_value } => format!(
             "{name}: Unsupported value: {}: supported values: {}",
             shown(value),
             shown(expected_value)
-        )),
-        ValidationErrorKind::Format { format } => violation(invalid(
-            &name,
+        ),
+        ValidationErrorKind::Format { format } => invalid(
+            name,
             &shown(value),
             &format!("must be of type {format}: {}", shown(value)),
-        )),
-        ValidationErrorKind::FalseSchema => violation(format!(
-            "{name}: Forbidden: the schema allows no value here"
-        )),
-        _ => violation(format!("{name}: Invalid value: {}: {error}", shown(value))),
+        ),
+        ValidationErrorKind::FalseSchema => {
+            format!("{name}: Forbidden: the schema allows no value here")
+        }
+        _ => format!("{name}: Invalid value: {}: {error}", shown(value)),
     }
+}
+
+/// What the API server says of a value outside a bound the schema sets (a limit, a length, a
+/// pattern); `None` for another kind of error.
+fn bound_detail(kind: &ValidationErrorKind) -> Option<String> {
+    Some(match kind {
+        ValidationErrorKind::Maximum { limit } => {
+            format!("should be less than or equal to {limit}")
+        }
+        ValidationErrorKind::Minimum { limit } => {
+            format!("should be greater than or equal to {limit}")
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("should be less than {limit}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("should be greater than {limit}")
+        }
+        ValidationErrorKind::Pattern { pattern } => format!("should match '{pattern}'"),
+        ValidationErrorKind::MaxLength { limit } => format!("should be at most {limit} chars long"),
+        ValidationErrorKind::MinLength { limit } => {
+            format!("should be at least {limit} chars long")
+        }
+        ValidationErrorKind::MinItems { limit } => format!("should have at least {limit} items"),
+        ValidationErrorKind::MinProperties { limit } => {
+            format!("should have at least {limit} properties")
+        }
+        _ => return None,
+    })
 }
 
 fn unknown_field(

@@ -150,12 +150,7 @@ pub fn cover_embedded(suppressions: &mut [Suppression], file: &str, objects: &[(
 }
 
 fn covers(suppression: &Suppression, finding: &Finding) -> bool {
-    if suppression.file != finding.location.file
-        || !suppression
-            .rules
-            .iter()
-            .any(|r| r.code == finding.rule.code)
-    {
+    if suppression.file != finding.location.file || !suppression.rules.contains(&finding.rule) {
         return false;
     }
     let line = finding.location.span.start.line;

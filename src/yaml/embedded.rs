@@ -489,17 +489,17 @@ mod tests {
         text.chars().nth(pos.2 as usize).expect("inside the text")
     }
 
-    #[test]
-    fn block_scalars_map_line_for_line() {
-        struct Case {
-            name: &'static str,
-            outer: &'static str,
-            /// Field path in the embedded document (dotted keys, `#N` items).
-            path: &'static [&'static str],
-            start: (u32, u32, u32),
-            end: (u32, u32, u32),
-        }
-        let kustomization = "\
+    /// A scalar embedded in a block or quoted scalar of an outer file, and where it lies there.
+    struct BlockCase {
+        name: &'static str,
+        outer: &'static str,
+        /// Field path in the embedded document (dotted keys, `#N` items).
+        path: &'static [&'static str],
+        start: (u32, u32, u32),
+        end: (u32, u32, u32),
+    }
+
+    const KUSTOMIZATION: &str = "\
 patches:
   - target:
       kind: VirtualMachine
@@ -508,123 +508,136 @@ patches:
         path: /spec/runStrategy
         value: Halted
 ";
-        let cases = [
-            Case {
+
+    fn block_scalar_cases() -> Vec<BlockCase> {
+        vec![
+            BlockCase {
                 name: "literal, in a list item",
-                outer: kustomization,
+                outer: KUSTOMIZATION,
                 path: &["#0", "value"],
                 start: (7, 16, 128),
                 end: (7, 22, 134),
             },
-            Case {
+            BlockCase {
                 name: "literal, the op",
-                outer: kustomization,
+                outer: KUSTOMIZATION,
                 path: &["#0", "op"],
                 start: (5, 13, 73),
                 end: (5, 20, 80),
             },
-            Case {
+            BlockCase {
                 name: "strip chomping and a comment on the header",
                 outer: "patch: |- # the size\n  spec:\n    size: large\nnext: 1\n",
                 path: &["spec", "size"],
                 start: (3, 11, 39),
                 end: (3, 16, 44),
             },
-            Case {
+            BlockCase {
                 name: "keep chomping, empty lines inside",
                 outer: "patch: |+\n  a: 1\n\n\n  b: x\n\nz: 0\n",
                 path: &["b"],
                 start: (5, 6, 24),
                 end: (5, 7, 25),
             },
-            Case {
+            BlockCase {
                 name: "explicit indentation indicator keeps leading spaces",
                 outer: "patch: |4\n      - x\n      - y\n",
                 path: &["#1"],
                 start: (3, 9, 28),
                 end: (3, 10, 29),
             },
-            Case {
+            BlockCase {
                 name: "folded, lines kept apart by more-indented lines",
                 outer: "patch: >\n  a:\n    b: 1\n    c: 2\n",
                 path: &["a", "c"],
                 start: (4, 8, 30),
                 end: (4, 9, 31),
             },
-            Case {
+            BlockCase {
                 name: "folded, an empty line is a line break",
                 outer: "patch: >\n  a: 1\n\n  b: 2\n",
                 path: &["b"],
                 start: (4, 6, 22),
                 end: (4, 7, 23),
             },
-            Case {
+            BlockCase {
                 name: "CRLF line breaks and non-ASCII text",
                 outer: "é: 1\r\npatch: |\r\n  spec:\r\n    näme: wéb\r\n",
                 path: &["spec", "näme"],
                 start: (4, 11, 35),
                 end: (4, 14, 38),
             },
-            Case {
+            BlockCase {
                 name: "a single-line quoted scalar",
                 outer: "patch: '[{op: remove, path: /spec/x}]'\n",
                 path: &["#0", "path"],
                 start: (1, 29, 28),
                 end: (1, 36, 35),
             },
-            Case {
+            BlockCase {
                 name: "a tag before the indicator",
                 outer: "patch: !!str |\n  a: 1\n",
                 path: &["a"],
                 start: (2, 6, 20),
                 end: (2, 7, 21),
             },
-            Case {
+            BlockCase {
                 name: "an empty line before the first line of text",
                 outer: "patch: |\n\n    k: v\n",
                 path: &["k"],
                 start: (3, 8, 17),
                 end: (3, 9, 18),
             },
-            Case {
+            BlockCase {
                 name: "folded lines folded into one value",
                 outer: "patch: >\n  a\n  b\n",
                 path: &[],
                 start: (2, 3, 11),
                 end: (3, 4, 16),
             },
-        ];
-        for case in cases {
-            let scalar = if case.outer == kustomization {
-                "patches[0].patch"
-            } else {
-                "patch"
+        ]
+    }
+
+    /// The embedded node at the case's path lies at the case's place in the outer file.
+    fn assert_placed(case: &BlockCase) {
+        let scalar = if case.outer == KUSTOMIZATION {
+            "patches[0].patch"
+        } else {
+            "patch"
+        };
+        let embedded = parse_at(case.outer, scalar);
+        assert_eq!(embedded.placement, Placement::Exact, "{}", case.name);
+        let document = embedded.documents[0].as_ref().expect("valid YAML");
+        let mut node = &document.root;
+        for step in case.path {
+            node = match step.strip_prefix('#') {
+                Some(i) => &node.as_seq().expect("a list")[i.parse::<usize>().unwrap()],
+                None => node.get(step).expect("the key"),
             };
-            let embedded = parse_at(case.outer, scalar);
-            assert_eq!(embedded.placement, Placement::Exact, "{}", case.name);
-            let document = embedded.documents[0].as_ref().expect("valid YAML");
-            let mut node = &document.root;
-            for step in case.path {
-                node = match step.strip_prefix('#') {
-                    Some(i) => &node.as_seq().expect("a list")[i.parse::<usize>().unwrap()],
-                    None => node.get(step).expect("the key"),
-                };
-            }
-            assert_eq!(
-                (start(node), end(node)),
-                (case.start, case.end),
-                "{}",
-                case.name
-            );
-            // The index is the outer file's character index: the value's first character.
-            let value_first = match &node.value {
-                Value::Str(s) => s.chars().next(),
-                Value::Int(i) => i.to_string().chars().next(),
-                _ => None,
-            };
-            if let Some(first) = value_first {
-                assert_eq!(char_at(case.outer, case.start), first, "{}", case.name);
-            }
+        }
+        assert_eq!(
+            (start(node), end(node)),
+            (case.start, case.end),
+            "{}",
+            case.name
+        );
+        // The index is the outer file's character index: the value's first character.
+        let value_first = match &node.value {
+            Value::Str(s) => s.chars().next(),
+            Value::Int(i) => i.to_string().chars().next(),
+            _ => None,
+        };
+        if let Some(first) = value_first {
+            assert_eq!(char_at(case.outer, case.start), first, "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn block_scalars_map_line_for_line() {
+        let cases = block_scalar_cases();
+        assert_eq!(cases.len(), 12);
+        for case in &cases {
+            assert_placed(case);
         }
     }
 

@@ -10,8 +10,6 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::{Options, Summary, cluster_profile, effective};
 use crate::check::vm::{self, Rendered};
 use crate::cluster::profile::ClusterProfile;
@@ -66,15 +64,17 @@ fn cluster_setting(config: &Config) -> Option<crate::cluster::hyperconverged::Cl
     })
 }
 
+mod file_pass;
 mod index_pass;
 mod rendered_findings;
 mod rendered_pass;
 mod vm_pass;
 
+use file_pass::Held;
 use index_pass::IndexPass;
 use rendered_findings::RenderedFindings;
-use rendered_pass::{RenderedPass, Run};
-use vm_pass::{FileVms, Finisher, VmPass};
+use rendered_pass::RenderedPass;
+use vm_pass::{Finisher, VmPass};
 
 /// Runs the whole check, handing findings to `sink` in their final order.
 pub fn stream(options: &Options, sink: &mut dyn Sink) -> Result<Outcome, Error> {
@@ -131,74 +131,18 @@ fn stream_inputs(
         .as_deref()
         .map(Baseline::load)
         .transpose()?;
-    let mut origin_roots = Vec::new();
-    if let Some(name) = &options.selection.stdin_filename {
-        let path = std::path::Path::new(name);
-        origin_roots.push(if path.is_dir() {
-            path.to_path_buf()
-        } else {
-            path.parent().unwrap_or(path).to_path_buf()
-        });
-    }
-    origin_roots.push(std::path::PathBuf::new());
-    let load_options = LoadOptions {
-        default_namespace: settings.namespace.clone(),
-        keep_sources: options.keep_sources,
-        origin_roots,
-        embedded: (!options.units.off)
-            .then_some(crate::units::helm::extract as load::EmbeddedReader),
-        ..LoadOptions::default()
-    };
+    let load_options = load_options(options, settings);
     let version = settings.version;
 
     let catalog = catalog_source::prefetch(&settings.catalog, version);
-    let units_context = crate::units::Context {
-        options: &options.units,
-        default_namespace: &settings.namespace,
-        keep_sources: options.keep_sources,
-        streamed: Some(crate::units::Streamed {
-            object: vm::is_vm,
-            document: load::looks_like_vm,
-        }),
-    };
-    let mut units = crate::units::build(&inputs, &units_context);
-    let mut warnings: Vec<String> = units.rendering.warning.iter().cloned().collect();
-    let unit_files = std::mem::take(&mut units.rendering.unit_files);
-    let before = inputs.len();
-    if !units.rendering.claimed.is_empty() {
-        inputs.retain(|input| {
-            !units
-                .rendering
-                .claimed
-                .contains(&k8s::normalise_path(std::path::Path::new(
-                    &**input.display(),
-                )))
-        });
-    }
-    let claimed_inputs = before - inputs.len();
-    let kustomizations = load::kustomizations(&inputs, &load_options);
-    let mut index = IndexPass {
-        streamable: true,
-        ..IndexPass::default()
-    };
-    let index_batch = options.batch_files.unwrap_or(INDEX_BATCH).max(1);
-    for (n, batch) in inputs.chunks(index_batch).enumerate() {
-        let pass = load::first_pass(batch, n * index_batch, &kustomizations, &load_options);
-        index.absorb(pass, version, &locations);
-    }
-    index.summary.files += claimed_inputs;
-    // The units' outputs are read after the files, so that their objects are indexed and
-    // seen by the duplicate check after the files' as before; each unit's objects are checked
-    // as soon as it is read, and only what VMs may reference is kept.
-    let mut unit_findings = RenderedFindings::default();
-    let mut read_vms = Vec::new();
-    let rendering = units.read(&mut |objects| {
-        let (vms, findings) = index.absorb_rendered(objects, version, &locations);
-        read_vms.extend(vms);
-        unit_findings.add(findings);
-    });
-    let streamed_vms = index.absorb_units(rendering);
-    unit_findings.merge_into(&mut index.pending);
+    let Indexed {
+        mut index,
+        kustomizations,
+        streamed_vms,
+        read_vms,
+        mut warnings,
+        unit_files,
+    } = index_inputs(options, settings, &mut inputs, &load_options, &locations);
 
     let profile = cluster_profile(&index.referenced, version, &settings.config);
     warnings.extend(crate::cluster::hyperconverged::machine_type_note(
@@ -207,22 +151,7 @@ fn stream_inputs(
     ));
     let object_index = Index::build(&index.referenced);
     let catalog = catalog_source::load_catalog_prefetched(&settings.catalog, &profile, catalog)?;
-    index.pending.add(settings.config.findings.iter().cloned());
-    index.pending.add(catalog.findings.iter().cloned());
-    index.pending.add(crate::cluster::hyperconverged::findings(
-        &index.referenced,
-        version,
-        cluster_setting(&settings.config),
-        settings.config.hyperconverged,
-        settings
-            .drift_policy
-            .severity(crate::rules::DriftKind::ClusterDefault),
-    ));
-    index.pending.add(catalog_source::overwritten_by_operator(
-        &index.referenced,
-        &catalog,
-        &profile,
-    ));
+    add_cluster_findings(&mut index, settings, &catalog, &profile);
 
     let spec_cache = SpecCache::default();
     let pass = VmPass {
@@ -244,9 +173,18 @@ fn stream_inputs(
         drift_policy: settings.drift_policy,
     };
     let mut summary = index.summary;
-    let mut pending = index.pending;
-    let mut duplicates = index.duplicates;
-    let mut sources = index.sources;
+    let mut held = Held {
+        finisher: Finisher {
+            config: &settings.config,
+            rule_filter: &settings.rule_filter,
+            baseline,
+            summary: &mut summary,
+        },
+        pending: index.pending,
+        duplicates: index.duplicates,
+        sources: index.sources,
+        sink,
+    };
     // Rendered VMs point into files of their own; their findings wait for their files' turn
     // like the index pass's. Those read without a build are analysed now; those of built
     // units are read from the units' outputs a batch of units at a time as the file pass
@@ -265,142 +203,22 @@ fn stream_inputs(
         |unit| written_units.contains(unit),
     );
     drop(written_units);
-    {
-        let mut run = Run {
-            summary: &mut summary,
-            pending: &mut pending,
-            duplicates: &mut duplicates,
-            sources: &mut sources,
-            sink,
-        };
-        rendered.analyse_read(read_vms, &pass, &mut run);
-        rendered.start(&pass, &mut run);
-    }
-    let mut vms = index.vms;
-    let mut deferred = index.deferred;
+    rendered.analyse_read(read_vms, &pass, &mut held.run());
+    rendered.start(&pass, &mut held.run());
     let batch_size = if index.streamable {
         options.batch_files.unwrap_or(VM_BATCH).max(1)
     } else {
         usize::MAX
     };
-    let mut finisher = Finisher {
-        config: &settings.config,
-        rule_filter: &settings.rule_filter,
-        baseline,
-        summary: &mut summary,
-    };
-
-    // A batch ends after `batch_size` files with VMs (or at the last file).
-    let mut batches = Vec::new();
-    let mut end = 0;
-    while end < inputs.len() {
-        let mut work = Vec::new();
-        while end < inputs.len() && work.len() < batch_size {
-            let display = inputs[end].display();
-            let file_vms = vms.remove(display).unwrap_or_default();
-            let file_deferred = deferred.remove(&end);
-            if !file_vms.is_empty() || file_deferred.is_some() {
-                work.push((end, file_deferred, file_vms));
-            }
-            end += 1;
-        }
-        batches.push((end, work));
-    }
-    let inputs = &inputs;
-    let mut report = |end: usize, results: Vec<FileVms>| -> Result<(), Error> {
-        let last = inputs[end - 1].display();
-        rendered.until(
-            Some(last),
-            &pass,
-            &mut Run {
-                summary: &mut *finisher.summary,
-                pending: &mut pending,
-                duplicates: &mut duplicates,
-                sources: &mut sources,
-                sink,
-            },
-        );
-        let (mut findings, suppressions) = pending.take(Some(last));
-        findings.reserve(
-            results
-                .iter()
-                .map(|result| result.findings.len() + result.identities.len())
-                .sum(),
-        );
-        for result in results {
-            findings.extend(result.findings);
-            findings.extend(
-                result
-                    .identities
-                    .into_iter()
-                    .filter_map(|identity| duplicates.see(identity)),
-            );
-            finisher.summary.objects += result.objects;
-            finisher.summary.vms += result.vms;
-            finisher.summary.rendered += result.renders;
-            for rendered in result.rendered {
-                sink.rendered(rendered);
-            }
-        }
-        finisher.finish(findings, &suppressions, sink)
-    };
-    // Each batch is analysed while the one before it is reported, in order.
-    let mut analysed: Option<(usize, Vec<FileVms>)> = None;
-    for (end, work) in batches {
-        let results = std::thread::scope(|scope| -> Result<Vec<FileVms>, Error> {
-            let analysis = scope.spawn(|| {
-                work.into_par_iter()
-                    .map(|(position, file_deferred, file_vms)| {
-                        pass.analyse_file(&inputs[position], file_deferred.as_ref(), file_vms)
-                    })
-                    .collect::<Vec<FileVms>>()
-            });
-            if let Some((before, results)) = analysed.take() {
-                report(before, results)?;
-            }
-            Ok(analysis
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        })?;
-        analysed = Some((end, results));
-    }
-    if let Some((end, results)) = analysed {
-        report(end, results)?;
-    }
-    // The units whose files come after the last input's, a batch at a time, each batch's
-    // final findings handed over before the next batch is read.
-    while let Some(first_to_come) = rendered.analyse_next(
-        &pass,
-        &mut Run {
-            summary: &mut *finisher.summary,
-            pending: &mut pending,
-            duplicates: &mut duplicates,
-            sources: &mut sources,
-            sink,
-        },
-    ) {
-        let (findings, suppressions) = pending.take_before(&first_to_come);
-        finisher.finish(findings, &suppressions, sink)?;
-    }
-    rendered.until(
-        None,
-        &pass,
-        &mut Run {
-            summary: &mut *finisher.summary,
-            pending: &mut pending,
-            duplicates: &mut duplicates,
-            sources: &mut sources,
-            sink,
-        },
-    );
-    drop(rendered);
-    // Findings about files that are not inputs: the configuration file, the catalog.
-    let (findings, suppressions) = pending.take(None);
-    finisher.finish(findings, &suppressions, sink)?;
+    let (mut vms, mut deferred) = (index.vms, index.deferred);
+    let batches = file_pass::batches(&inputs, &mut vms, &mut deferred, batch_size);
+    held.analyse_and_report(&inputs, batches, &pass, &mut rendered)?;
+    held.report_the_rest(&pass, rendered)?;
     if let Some(problem) = locations.unreadable() {
         return Err(Error::SchemaLocation(problem));
     }
 
+    let mut sources = held.sources;
     if let (Some(file), Some(text)) = (&settings.config.file, &settings.config.text) {
         sources.push((Arc::clone(file), Arc::clone(text)));
     }
@@ -415,6 +233,133 @@ fn stream_inputs(
         unit_files,
         drift_policy: settings.drift_policy,
     })
+}
+
+/// How files are loaded: the namespace, the roots files are named from, embedded documents.
+fn load_options(options: &Options, settings: &super::Effective) -> LoadOptions {
+    let mut origin_roots = Vec::new();
+    if let Some(name) = &options.selection.stdin_filename {
+        let path = std::path::Path::new(name);
+        origin_roots.push(if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent().unwrap_or(path).to_path_buf()
+        });
+    }
+    origin_roots.push(std::path::PathBuf::new());
+    LoadOptions {
+        default_namespace: settings.namespace.clone(),
+        keep_sources: options.keep_sources,
+        origin_roots,
+        embedded: (!options.units.off)
+            .then_some(crate::units::helm::extract as load::EmbeddedReader),
+        ..LoadOptions::default()
+    }
+}
+
+/// What the index pass and the units stage leave for the VM pass.
+struct Indexed {
+    index: IndexPass,
+    kustomizations: k8s::Kustomizations,
+    /// The units whose VMs stay in their build outputs.
+    streamed_vms: crate::units::StreamedUnits,
+    /// Rendered VMs read without a build.
+    read_vms: Vec<k8s::Object>,
+    warnings: Vec<String>,
+    unit_files: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// Builds the units (leaving out of `inputs` the files they claim), then indexes the files a
+/// batch at a time and the units' objects after them.
+fn index_inputs(
+    options: &Options,
+    settings: &super::Effective,
+    inputs: &mut Vec<Input>,
+    load_options: &LoadOptions,
+    locations: &crate::schema::SchemaLocations,
+) -> Indexed {
+    let version = settings.version;
+    let units_context = crate::units::Context {
+        options: &options.units,
+        default_namespace: &settings.namespace,
+        keep_sources: options.keep_sources,
+        streamed: Some(crate::units::Streamed {
+            object: vm::is_vm,
+            document: load::looks_like_vm,
+        }),
+    };
+    let mut units = crate::units::build(inputs, &units_context);
+    let warnings: Vec<String> = units.rendering.warning.iter().cloned().collect();
+    let unit_files = std::mem::take(&mut units.rendering.unit_files);
+    let before = inputs.len();
+    if !units.rendering.claimed.is_empty() {
+        inputs.retain(|input| {
+            !units
+                .rendering
+                .claimed
+                .contains(&k8s::normalise_path(std::path::Path::new(
+                    &**input.display(),
+                )))
+        });
+    }
+    let claimed_inputs = before - inputs.len();
+    let kustomizations = load::kustomizations(inputs, load_options);
+    let mut index = IndexPass {
+        streamable: true,
+        ..IndexPass::default()
+    };
+    let index_batch = options.batch_files.unwrap_or(INDEX_BATCH).max(1);
+    for (n, batch) in inputs.chunks(index_batch).enumerate() {
+        let pass = load::first_pass(batch, n * index_batch, &kustomizations, load_options);
+        index.absorb(pass, version, locations);
+    }
+    index.summary.files += claimed_inputs;
+    // The units' outputs are read after the files, so that their objects are indexed and
+    // seen by the duplicate check after the files' as before; each unit's objects are checked
+    // as soon as it is read, and only what VMs may reference is kept.
+    let mut unit_findings = RenderedFindings::default();
+    let mut read_vms = Vec::new();
+    let rendering = units.read(&mut |objects| {
+        let (vms, findings) = index.absorb_rendered(objects, version, locations);
+        read_vms.extend(vms);
+        unit_findings.add(findings);
+    });
+    let streamed_vms = index.absorb_units(rendering);
+    unit_findings.merge_into(&mut index.pending);
+    Indexed {
+        index,
+        kustomizations,
+        streamed_vms,
+        read_vms,
+        warnings,
+        unit_files,
+    }
+}
+
+/// The findings about the cluster the VMs are judged against: the configuration's, the
+/// catalog's, the HyperConverged object's, and the catalog names the operator overwrites.
+fn add_cluster_findings(
+    index: &mut IndexPass,
+    settings: &super::Effective,
+    catalog: &catalog_source::Catalog,
+    profile: &ClusterProfile,
+) {
+    index.pending.add(settings.config.findings.iter().cloned());
+    index.pending.add(catalog.findings.iter().cloned());
+    index.pending.add(crate::cluster::hyperconverged::findings(
+        &index.referenced,
+        settings.version,
+        cluster_setting(&settings.config),
+        settings.config.hyperconverged,
+        settings
+            .drift_policy
+            .severity(crate::rules::DriftKind::ClusterDefault),
+    ));
+    index.pending.add(catalog_source::overwritten_by_operator(
+        &index.referenced,
+        catalog,
+        profile,
+    ));
 }
 
 #[cfg(test)]

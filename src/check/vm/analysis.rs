@@ -4,22 +4,32 @@
 use serde_json::Value;
 
 use super::resolution::{Resolution, related_at};
-use super::view::{VmView, feature_gate_help, instancetype_field, vm_path_of};
+use super::view::{VmView, instancetype_field, vm_path_of};
 use crate::admission::mutate::MutateRefusal;
 use crate::admission::validate::Rejection;
 use crate::cluster::profile::ClusterProfile;
 use crate::diag::Finding;
 use crate::model::value::Fields;
-use crate::model::{InstancetypeSpec, Matcher, MatcherRole, PreferenceSpec};
+use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
 use crate::render::Conflict;
 use crate::resolve::{self, Found, Repo};
-use crate::rules::{self, Rule};
+use crate::rules;
+use crate::rules::reject::catalog_content_approximated::{self, Approximated};
+use crate::rules::reject::{
+    At, Matcher, RelatedField, Reported, deprecated_catalog_entry, infer_from_volume_failed,
+    instancetype_conflict, invalid_matcher, missing_reference_rejected, mutation_schema,
+    pool_spec_invalid, preference_requirement, spread_not_divisible, unresolved, vm_spec_invalid,
+    webhook_failure,
+};
 use crate::yaml::FieldPath;
 
 pub(super) struct Analysis<'r, 'a> {
     pub(super) profile: &'r ClusterProfile,
     pub(super) view: VmView<'a>,
     pub(super) findings: Vec<Finding>,
+    /// The references not found, by the index of their finding: their help says whether the
+    /// VM is admitted, known once every finding is.
+    pub(super) not_found: Vec<(usize, unresolved::NotFound)>,
 }
 
 impl Analysis<'_, '_> {
@@ -27,82 +37,94 @@ impl Analysis<'_, '_> {
         self.findings.push(finding);
     }
 
-    pub(super) fn conflict_finding(
+    /// Places a rule's finding in the VM's object: at its VM field, with the places it names
+    /// in the instance type and the preference, those that were found.
+    pub(super) fn place(
         &self,
-        conflict: &Conflict,
+        reported: Reported,
         instancetype: Option<&Found<'_>>,
+        preference: Option<&Found<'_>>,
     ) -> Finding {
-        let mut finding = self
-            .view
-            .finding(
-                &rules::INSTANCETYPE_CONFLICT,
-                &vm_path_of(&conflict.path),
-                conflict.message_for(self.profile.version),
-            )
-            .with_kubevirt_field(conflict.path.clone())
-            .with_help("remove the field from the VM: the instance type sets it, and KubeVirt refuses to override either");
-        if let Some(found) = instancetype {
-            finding = finding.with_related(related_at(
-                found,
-                &instancetype_field(&conflict.path),
-                format!(
-                    "set by {} {}",
-                    found.origin.object().kind,
-                    found.origin.object().name
-                ),
-            ));
+        let path = match &reported.at {
+            At::Field(field) => FieldPath::parse(field),
+            At::Cause(field) => vm_path_of(field),
+        };
+        let mut finding = self.view.finding(reported.rule, &path, reported.message);
+        if let Some(field) = reported.kubevirt_field {
+            finding = finding.with_kubevirt_field(field);
+        }
+        if let Some(help) = reported.help {
+            finding = finding.with_help(help);
+        }
+        for related in reported.related {
+            let found = match related.object {
+                Matcher::Instancetype => instancetype,
+                Matcher::Preference => preference,
+            };
+            let Some(found) = found else {
+                continue;
+            };
+            let field = match &related.field {
+                RelatedField::Field(field) => FieldPath::parse(field),
+                RelatedField::SettingOf(conflict) => instancetype_field(conflict),
+            };
+            finding = finding.with_related(related_at(found, &field, related.label));
         }
         finding
     }
 
+    /// Places a finding that names no place in a referenced object.
+    fn push_reported(&mut self, reported: Reported) {
+        let finding = self.place(reported, None, None);
+        self.push(finding);
+    }
+
+    /// The conflict of a VM field with the instance type (`instancetype`, when found).
+    fn conflict(&self, conflict: &Conflict, instancetype: Option<&Found<'_>>) -> Reported {
+        let set_by = instancetype.map(|found| {
+            let object = found.origin.object();
+            (object.kind.as_str(), object.name.as_str())
+        });
+        instancetype_conflict::conflict(
+            &conflict.path,
+            conflict.message_for(self.profile.version),
+            set_by,
+        )
+    }
+
     pub(super) fn report_mutation(&mut self, refusal: &MutateRefusal) {
+        let version = self.profile.version;
         match refusal {
             MutateRefusal::Matcher(causes) => {
                 for cause in causes {
-                    let finding = self
-                        .view
-                        .finding(
-                            &rules::INVALID_MATCHER,
-                            &FieldPath::parse(&cause.field),
-                            cause.message.clone(),
-                        )
-                        .with_kubevirt_field(cause.field.clone());
-                    self.push(finding);
+                    self.push_reported(invalid_matcher::refused(
+                        &cause.field,
+                        cause.message.clone(),
+                    ));
                 }
             }
             MutateRefusal::Schema(paths) => {
                 for path in paths {
-                    let finding = self
-                        .view
-                        .finding(
-                            &rules::SCHEMA_VIOLATION,
-                            &FieldPath::parse(path),
-                            crate::schema::forbidden_property_message(path),
-                        )
-                        .with_help(format!(
-                            "KubeVirt {} does not have this field yet: remove it or target a newer release",
-                            self.profile.version
-                        ));
-                    self.push(finding);
+                    self.push_reported(mutation_schema::unknown_to_release(
+                        path,
+                        crate::schema::forbidden_property_message(path),
+                        &version,
+                    ));
                 }
             }
             MutateRefusal::TooMany(fields) => {
                 for field in fields {
-                    let finding = self.view.finding(
-                        &rules::SCHEMA_VIOLATION,
-                        &FieldPath::parse(field),
+                    self.push_reported(mutation_schema::too_many(
+                        field,
                         crate::admission::list_limits::too_many_message(field),
-                    );
-                    self.push(finding);
+                    ));
                 }
             }
             MutateRefusal::Inference { role, message } => {
-                let path = FieldPath::parse(&format!("spec.{}.inferFromVolume", role.field()));
-                let finding = self
-                    .view
-                    .finding(&rules::INFERENCE_FAILED, &path, message.clone())
-                    .with_help("kvlint resolves inferFromVolume from the PVCs, DataVolumes, DataSources and VolumeSnapshots in the repository; set inferFromVolumeFailurePolicy: Ignore to tolerate a missing label, or name the instance type directly");
-                self.push(finding);
+                self.push_reported(infer_from_volume_failed::failed(
+                    matcher_of(*role),
+                    message.clone(),
+                ));
             }
         }
     }
@@ -114,102 +136,37 @@ impl Analysis<'_, '_> {
         preference: &Resolution<'_, PreferenceSpec>,
     ) {
         for rejection in rejections {
-            let finding = match rejection {
-                Rejection::Conflict(conflict) => {
-                    self.conflict_finding(&conflict, instancetype.found())
-                }
+            let reported = match rejection {
+                Rejection::Conflict(conflict) => self.conflict(&conflict, instancetype.found()),
                 Rejection::Spread(cause) => {
-                    let mut finding = self
-                        .view
-                        .finding(
-                            &rules::SPREAD_NOT_DIVISIBLE,
-                            &FieldPath::parse("spec.preference"),
-                            cause.message,
-                        )
-                        .with_kubevirt_field(cause.field);
-                    if let Some(found) = instancetype.found() {
-                        finding = finding.with_related(related_at(
-                            found,
-                            &FieldPath::parse("cpu.guest"),
-                            "vCPUs of the instance type",
-                        ));
-                    }
-                    if let Some(found) = preference.found() {
-                        finding = finding.with_related(related_at(
-                            found,
-                            &FieldPath::parse("cpu"),
-                            "spread preference",
-                        ));
-                    }
-                    finding
+                    spread_not_divisible::not_divisible(cause.field, cause.message)
                 }
                 Rejection::Requirement {
                     cause,
                     by_instancetype,
-                } => {
-                    let first = cause.field.split(", ").next().unwrap_or("").to_owned();
-                    let mut finding = self
-                        .view
-                        .finding(
-                            &rules::PREFERENCE_REQUIREMENT,
-                            &vm_path_of(&first),
-                            cause.message,
-                        )
-                        .with_kubevirt_field(cause.field);
-                    if by_instancetype && let Some(found) = instancetype.found() {
-                        finding = finding.with_related(related_at(
-                            found,
-                            &FieldPath::root(),
-                            "the instance type provides",
-                        ));
-                    }
-                    if let Some(found) = preference.found() {
-                        finding = finding.with_related(related_at(
-                            found,
-                            &FieldPath::parse("requirements"),
-                            "the preference requires",
-                        ));
-                    }
-                    finding
-                }
-                Rejection::FindFailure { role, cause } => self
-                    .view
-                    .finding(
-                        &rules::REFERENCE_REJECTED,
-                        &FieldPath::parse(&format!("spec.{}", role.field())),
-                        cause.message,
-                    )
-                    .with_kubevirt_field(cause.field),
-                Rejection::VmSpec(cause) => {
-                    // The pool validator runs this validation on its template: a pool's refusal.
-                    let rule = if self.view.base.0.is_empty() {
-                        &rules::VM_SPEC_INVALID
-                    } else {
-                        &rules::POOL_SPEC_INVALID
-                    };
-                    let finding = self
-                        .view
-                        .finding(
-                            rule,
-                            &vm_path_of(&cause.field),
-                            self.view.kubevirt_text(&cause.message),
-                        )
-                        .with_kubevirt_field(self.view.kubevirt_text(&cause.field));
-                    match feature_gate_help(&cause.message, self.profile.version) {
-                        Some(help) => finding.with_help(help),
-                        None => finding,
-                    }
-                }
-                Rejection::Panic(message) => {
-                    self.view
-                        .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message)
-                }
-                Rejection::Defaults(error) => self.view.finding(
-                    &rules::VM_SPEC_INVALID,
-                    &FieldPath::parse("spec.template.spec"),
-                    error.to_string(),
+                } => preference_requirement::unmet(cause.field, cause.message, by_instancetype),
+                Rejection::FindFailure { role, cause } => missing_reference_rejected::refused(
+                    matcher_of(role),
+                    cause.field,
+                    cause.message,
                 ),
+                Rejection::VmSpec(cause) => {
+                    let cause = vm_spec_invalid::Cause {
+                        shown_field: self.view.kubevirt_text(&cause.field),
+                        shown_message: self.view.kubevirt_text(&cause.message),
+                        field: cause.field,
+                    };
+                    // The pool validator runs this validation on its template: a pool's refusal.
+                    if self.view.base.0.is_empty() {
+                        vm_spec_invalid::refused(cause, &self.profile.version)
+                    } else {
+                        pool_spec_invalid::template_refused(cause, &self.profile.version)
+                    }
+                }
+                Rejection::Panic(message) => webhook_failure::panicked(message),
+                Rejection::Defaults(error) => vm_spec_invalid::defaults_failed(error.to_string()),
             };
+            let finding = self.place(reported, instancetype.found(), preference.found());
             self.push(finding);
         }
     }
@@ -219,37 +176,26 @@ impl Analysis<'_, '_> {
         role: MatcherRole,
         resolution: &Resolution<'_, T>,
     ) {
-        let unresolved_rule = unresolved_rule(role);
-        let mut path = FieldPath::parse(&format!("spec.{}", role.field()));
+        let matcher = matcher_of(role);
         match resolution {
             Resolution::Failed(err) => {
-                if err.kind == resolve::FindErrorKind::Revision {
-                    path = path.key("revisionName");
-                }
-                let mut finding = self
-                    .view
-                    .finding(unresolved_rule, &path, err.message.clone());
-                let mut help = crate::rules::verdict::unresolved_help(
-                    self.profile.version,
-                    failed_find_condition(role),
-                    None,
-                );
-                if let Some(note) = &err.note {
-                    help = format!("{note}; {help}");
-                }
-                finding = finding.with_help(help);
-                self.push(finding);
+                let not_found = unresolved::NotFound {
+                    matcher,
+                    revision: err.kind == resolve::FindErrorKind::Revision,
+                    message: err.message.clone(),
+                    note: err.note.clone(),
+                };
+                let reported = unresolved::not_found(&not_found, &self.profile.version, None);
+                self.push_reported(reported);
+                self.not_found.push((self.findings.len() - 1, not_found));
             }
             Resolution::Invalid { found, error } => {
                 let object = found.origin.object();
-                let finding = self
-                    .view
-                    .finding(
-                        unresolved_rule,
-                        &path,
-                        format!("{} {} cannot be used: {error}", object.kind, object.name),
-                    )
-                    .with_related(related_at(found, &FieldPath::root(), "invalid object"));
+                let reported = unresolved::unusable(matcher, &object.kind, &object.name, error);
+                let finding = match role {
+                    MatcherRole::Instancetype => self.place(reported, Some(found), None),
+                    MatcherRole::Preference => self.place(reported, None, Some(found)),
+                };
                 self.push(finding);
             }
             Resolution::Absent | Resolution::Found(_) => {}
@@ -269,7 +215,7 @@ impl Analysis<'_, '_> {
             let Some(matcher) = vm
                 .field("spec")
                 .and_then(|s| s.field(role.field()))
-                .and_then(Matcher::from_json)
+                .and_then(crate::model::Matcher::from_json)
             else {
                 continue;
             };
@@ -296,19 +242,9 @@ impl Analysis<'_, '_> {
             if defined_in_repo.is_some() {
                 continue;
             }
-            let path = FieldPath::parse(&format!("spec.{}.name", role.field()));
-            let finding = self
-                .view
-                .finding(
-                    &rules::CATALOG_DEPRECATED,
-                    &path,
-                    format!(
-                        "{} is labelled deprecated in the common-instancetypes catalog KubeVirt {version} deploys, and a later release removes it",
-                        matcher.name
-                    ),
-                )
-                .with_help("switch to a current catalog entry (for example the u1 or o1 series, or the OS's current preference)");
-            self.push(finding);
+            let reported =
+                deprecated_catalog_entry::deprecated(matcher_of(role), &matcher.name, &version);
+            self.push_reported(reported);
         }
     }
 
@@ -318,69 +254,50 @@ impl Analysis<'_, '_> {
         if !repo.is_catalog(object) || !repo.catalog.deployed_by_operator {
             return;
         }
-        let path = FieldPath::parse(&format!("spec.{}.name", role.field()));
         let version = self.profile.version;
         if let Some(bundled) = repo.catalog.approximated_from {
-            let finding = self.view.finding(
-                &rules::CATALOG_CONTENT_APPROXIMATED,
-                &path,
-                format!(
-                    "{} {} is rendered with the content of common-instancetypes {}; KubeVirt {version} deploys {bundled}, whose content may differ",
-                    object.kind,
-                    object.name,
-                    crate::resolve::catalog_source::BUILTIN_VERSION
-                ),
-            );
-            self.push(finding);
+            let reported = catalog_content_approximated::approximated(&Approximated {
+                matcher: matcher_of(role),
+                kind: &object.kind,
+                name: &object.name,
+                rendered_with: crate::resolve::catalog_source::BUILTIN_VERSION,
+                version: &version,
+                deployed: &bundled,
+            });
+            self.push_reported(reported);
         }
     }
 }
-/// The VM condition KubeVirt sets when it cannot find the object a matcher names.
-pub(super) fn failed_find_condition(role: MatcherRole) -> &'static str {
+
+/// The rule files' name for a matcher.
+pub(super) const fn matcher_of(role: MatcherRole) -> Matcher {
     match role {
-        MatcherRole::Instancetype => "FailedFindInstancetype",
-        MatcherRole::Preference => "FailedFindPreference",
+        MatcherRole::Instancetype => Matcher::Instancetype,
+        MatcherRole::Preference => Matcher::Preference,
     }
 }
 
-/// A VM that a webhook refuses is not admitted: the help of its unresolved references says
-/// so instead of "admits the VM".
-pub(super) fn reconcile_verdicts(
-    findings: &mut [Finding],
-    version: crate::cluster::profile::KubeVirtVersion,
-) {
-    let Some(rejected_by) = findings
-        .iter()
-        .find(|f| {
-            f.severity == rules::Severity::Error
-                && crate::rules::verdict::Verdict::of(f.rule.category)
-                    == Some(crate::rules::verdict::Verdict::Rejected)
-        })
-        .map(|f| f.rule.code)
-    else {
-        return;
-    };
-    for finding in findings {
-        let Some(role) = [MatcherRole::Instancetype, MatcherRole::Preference]
-            .into_iter()
-            .find(|role| unresolved_rule(*role) == finding.rule)
-        else {
-            continue;
+impl Analysis<'_, '_> {
+    /// The findings. A VM that a webhook refuses is not admitted: the help of its references
+    /// not found says so instead of "admits the VM".
+    pub(super) fn into_findings(self) -> Vec<Finding> {
+        let mut findings = self.findings;
+        let rejected_by = findings
+            .iter()
+            .find(|f| {
+                f.severity == rules::Severity::Error
+                    && crate::rules::verdict::Verdict::of(f.rule.category)
+                        == Some(crate::rules::verdict::Verdict::Rejected)
+            })
+            .map(|f| f.rule.code);
+        let Some(rejected_by) = rejected_by else {
+            return findings;
         };
-        let condition = failed_find_condition(role);
-        let admitted = crate::rules::verdict::unresolved_help(version, condition, None);
-        let rejected =
-            crate::rules::verdict::unresolved_help(version, condition, Some(rejected_by));
-        if let Some(help) = &mut finding.help {
-            *help = help.replace(&admitted, &rejected);
+        for (index, not_found) in &self.not_found {
+            let reported =
+                unresolved::not_found(not_found, &self.profile.version, Some(rejected_by));
+            findings[*index].help = reported.help;
         }
-    }
-}
-
-/// The rule that reports a matcher of `role` whose object cannot be found or used.
-fn unresolved_rule(role: MatcherRole) -> &'static Rule {
-    match role {
-        MatcherRole::Instancetype => &rules::UNRESOLVED_INSTANCETYPE,
-        MatcherRole::Preference => &rules::UNRESOLVED_PREFERENCE,
+        findings
     }
 }

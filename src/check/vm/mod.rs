@@ -16,12 +16,13 @@ use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
 use crate::render::{self, ExpandError, Specs};
 use crate::resolve::Repo;
 use crate::rules;
+use crate::rules::reject::{expand_failed, webhook_failure};
 use crate::yaml::FieldPath;
 
-use analysis::{Analysis, reconcile_verdicts};
+use analysis::Analysis;
 use drift::{drift_finding, for_drift};
 use resolution::{Resolution, origin_text, resolve_role};
-use view::{VmView, vm_path_of};
+use view::VmView;
 
 mod analysis;
 mod drift;
@@ -173,18 +174,6 @@ pub fn analyze_vm<'a>(
     wanted: Wanted,
     policy: DriftPolicy,
 ) -> VmReport {
-    let mut report = analyze_vm_unreconciled(repo, object, profile, wanted, policy);
-    reconcile_verdicts(&mut report.findings, profile.version);
-    report
-}
-
-fn analyze_vm_unreconciled<'a>(
-    repo: &Repo<'a>,
-    object: &'a Object,
-    profile: &ClusterProfile,
-    wanted: Wanted,
-    policy: DriftPolicy,
-) -> VmReport {
     let keep_rendered = wanted.rendered;
     let Some((mut written, base)) = vm_json(object) else {
         return VmReport::default();
@@ -201,6 +190,7 @@ fn analyze_vm_unreconciled<'a>(
         profile,
         view: VmView { object, base },
         findings: Vec::new(),
+        not_found: Vec::new(),
     };
 
     let mutation = mutate::mutate(repo, object, &written, profile, true);
@@ -294,14 +284,14 @@ fn analyze_vm_unreconciled<'a>(
     VmReport {
         renders,
         rendered,
-        findings: analysis.findings,
+        findings: analysis.into_findings(),
     }
 }
 
 /// The report of a VM that is not rendered; `renders` tells whether it could be.
 fn unrendered(analysis: Analysis<'_, '_>, renders: bool) -> VmReport {
     VmReport {
-        findings: analysis.findings,
+        findings: analysis.into_findings(),
         rendered: Vec::new(),
         renders,
     }
@@ -423,7 +413,7 @@ impl Judge {
 
 /// Why expand failed, as a finding.
 fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
-    match error {
+    let reported = match error {
         ExpandError::Conflicts(conflicts) => {
             // Conflicts admission also sees are already reported as rejections; expand also
             // sees what the mutating webhook's re-serialisation hides (an empty nodeSelector).
@@ -431,39 +421,18 @@ fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
                 .findings
                 .iter()
                 .any(|f| f.rule == &rules::INSTANCETYPE_CONFLICT);
-            if !rejected {
-                let finding = analysis
-                    .view
-                    .finding(&rules::EXPAND_FAILED, &vm_path_of(&conflicts[0].path), render::conflicts_message(&conflicts))
-                    .with_kubevirt_field(conflicts.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", "))
-                    .with_help("KubeVirt admits this VM, but its expand (virtctl expand, referencePolicy: expand) fails on the fields as written");
-                analysis.push(finding);
+            if rejected {
+                return;
             }
+            let fields: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
+            expand_failed::conflicts(&fields, render::conflicts_message(&conflicts))
         }
-        ExpandError::Panic(message) => {
-            let finding =
-                analysis
-                    .view
-                    .finding(&rules::WEBHOOK_FAILURE, &FieldPath::parse("spec"), message);
-            analysis.push(finding);
-        }
-        ExpandError::Find { field, message } => {
-            let finding = analysis
-                .view
-                .finding(&rules::EXPAND_FAILED, &FieldPath::parse(&field), message)
-                .with_kubevirt_field(field)
-                .with_help("up to KubeVirt v1.3, expand (virtctl expand) looks the preference up as written, before the mutating webhook defaults its kind: write the kind");
-            analysis.push(finding);
-        }
-        ExpandError::Defaults(error) => {
-            let finding = analysis.view.finding(
-                &rules::EXPAND_FAILED,
-                &FieldPath::parse("spec.template.spec"),
-                error.to_string(),
-            );
-            analysis.push(finding);
-        }
-    }
+        ExpandError::Panic(message) => webhook_failure::panicked(message),
+        ExpandError::Find { field, message } => expand_failed::not_found(field, message),
+        ExpandError::Defaults(error) => expand_failed::defaults_failed(error.to_string()),
+    };
+    let finding = analysis.place(reported, None, None);
+    analysis.push(finding);
 }
 
 /// The rendered VM of an object: the VM itself, or the VMs a pool creates from it.

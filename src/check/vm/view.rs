@@ -75,15 +75,6 @@ pub(super) fn vm_path_of(field: &str) -> FieldPath {
     FieldPath::parse(field)
 }
 
-/// How to tell kvlint that the cluster enables a feature gate a refusal names.
-pub(super) fn feature_gate_help(message: &str, version: impl std::fmt::Display) -> Option<String> {
-    message.contains("feature gate").then(|| {
-        format!(
-            "kvlint checks against KubeVirt {version} with the feature gates it is told of: if the cluster enables this one, declare them under `cluster: developerConfiguration: featureGates: [...]` in .kvlint.yaml, or commit the cluster's KubeVirt object (spec.configuration.developerConfiguration.featureGates) or HyperConverged object with the checked files"
-        )
-    })
-}
-
 /// Where in the instance type a conflicting VM field comes from.
 pub(super) fn instancetype_field(conflict: &str) -> FieldPath {
     if let Some(key) = conflict.strip_prefix("annotations.") {

@@ -150,7 +150,7 @@ pub(super) fn side_vms<'a>(report: &'a Report, inputs: &'a Inputs) -> BTreeMap<V
             vm.kind.clone_from(&object.kind);
         }
         vm.findings.push(finding);
-        if finding.rule.code == crate::rules::REVISION_NAME_IN_SPEC.code {
+        if finding.rule == &crate::rules::REVISION_NAME_IN_SPEC {
             let path = finding.path.as_deref().unwrap_or_default();
             for role in ROLES {
                 if path.ends_with(&format!("{}.revisionName", role.field())) {

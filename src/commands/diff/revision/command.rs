@@ -3,15 +3,12 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::error::Error;
+use crate::error::{Error, GitError};
 pub(super) use crate::source::git_command;
 
 pub(super) fn spawn_error(err: std::io::Error) -> Error {
     if err.kind() == std::io::ErrorKind::NotFound {
-        Error::Git(
-            "git is not installed or not on PATH; --base and --head read revisions with it"
-                .to_owned(),
-        )
+        Error::Git(GitError::NotInstalled)
     } else {
         Error::system("cannot run git", err)
     }

@@ -132,9 +132,12 @@ mod tests {
         );
         let git = CatalogUnread {
             path: PathBuf::from("cat"),
-            why: Why::Git(Error::Git("cannot read main".to_owned())),
+            why: Why::Git(Error::Git(crate::error::GitError::NotInstalled)),
         };
-        assert_eq!(git.to_string(), "cannot read main");
+        assert_eq!(
+            git.to_string(),
+            "git is not installed or not on PATH; --base and --head read revisions with it"
+        );
         assert!(std::error::Error::source(&git).is_some());
     }
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use super::Revision;
 use super::blobs::{self, Wanted};
 use super::listing::{Entry, Kind, RepoPath};
-use crate::error::Error;
+use crate::error::{Error, GitCause};
 use crate::source::Input;
 
 /// Bounds on what a revision may write.
@@ -132,8 +132,8 @@ impl Revision {
                     size: entry.size.unwrap_or_default(),
                 })
                 .collect();
-            let contents =
-                blobs::read(&self.toplevel, &wanted).map_err(|message| self.failed(&message))?;
+            let contents = blobs::read(&self.toplevel, &wanted)
+                .map_err(|cause| self.failed(GitCause::Answer(Box::new(cause))))?;
             for (entry, content) in batch.iter().zip(contents) {
                 // A name that clashes with one written before is left out (see the module).
                 let _ = write_new(&written.path_of(&entry.path), &content);

@@ -36,7 +36,7 @@ use crate::check::Options;
 use crate::config::CatalogChoice;
 use crate::config::{Config, ConfigChoice};
 use crate::diag::{Finding, Location};
-use crate::error::Error;
+use crate::error::{Error, GitCause, GitError};
 use crate::rules;
 use crate::source::Input;
 use crate::source::NamedBytes;
@@ -217,24 +217,27 @@ impl Revision {
         let stdout = child
             .stdout
             .take()
-            .ok_or_else(|| self.failed(&"no output"))?;
+            .ok_or_else(|| self.failed(GitCause::NoOutput))?;
         let entries = records(BufReader::new(stdout), &keep);
         if entries.is_err() {
             let _ = child.kill();
         }
-        let output = child.wait_with_output().map_err(|err| self.failed(&err))?;
-        let entries = entries.map_err(|cause| self.failed(&cause))?;
+        let output = child
+            .wait_with_output()
+            .map_err(|err| self.failed(GitCause::Io(err)))?;
+        let entries = entries.map_err(|cause| self.failed(GitCause::Answer(Box::new(cause))))?;
         if !output.status.success() {
-            return Err(self.failed(&stderr_text(&output)));
+            return Err(self.failed(GitCause::Exited(stderr_text(&output))));
         }
         Ok(entries)
     }
 
-    fn failed(&self, message: &dyn std::fmt::Display) -> Error {
-        Error::Git(format!(
-            "cannot read {} ({}): {message}",
-            self.given, self.commit
-        ))
+    fn failed(&self, cause: GitCause) -> Error {
+        Error::Git(GitError::Read {
+            revision: self.given.clone(),
+            commit: self.commit.clone(),
+            cause,
+        })
     }
 
     /// The entry at `path` in the revision (the top level is a tree).
@@ -294,7 +297,8 @@ impl Revision {
                 size: p.size,
             })
             .collect();
-        let contents = blobs::read(&self.toplevel, &wanted).map_err(|cause| self.failed(&cause))?;
+        let contents = blobs::read(&self.toplevel, &wanted)
+            .map_err(|cause| self.failed(GitCause::Answer(Box::new(cause))))?;
         Ok(picked
             .iter()
             .zip(contents)
@@ -422,13 +426,16 @@ impl Revision {
             object: entry.object.clone(),
             size: entry.size.unwrap_or_default(),
         };
-        crate::source::check_size(picked.size).map_err(|problem| {
-            Error::Git(format!("{display} in {}: {}", self.given, problem.message))
-        })?;
+        let unusable = |problem: crate::source::ReadProblem| {
+            Error::Git(GitError::UnusableFile {
+                file: display.to_string(),
+                revision: self.given.clone(),
+                reason: problem.message,
+            })
+        };
+        crate::source::check_size(picked.size).map_err(unusable)?;
         let bytes = self.read(&[picked])?.remove(0).1.to_vec();
-        let text = crate::source::decode(bytes).map_err(|problem| {
-            Error::Git(format!("{display} in {}: {}", self.given, problem.message))
-        })?;
+        let text = crate::source::decode(bytes).map_err(unusable)?;
         let mut config = crate::config::parse(&display, &text);
         if !catalog_given && let Some(CatalogChoice::Path(path)) = config.catalog.clone() {
             config.catalog = match self.catalog(&path) {
