@@ -22,6 +22,7 @@ use serde_json::Value as Json;
 
 use super::discover::{Root, Tree};
 use super::kustomization::{FILE_NAMES, is_remote};
+use super::wrapper::WrapperError;
 use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
 use crate::k8s::{RenderedIn, normalise_path};
 use crate::rules;
@@ -534,7 +535,7 @@ pub(crate) fn shadow_kustomization(
     repository: &Path,
     dir: &Path,
 ) -> Result<Shadowed, Box<Finding>> {
-    let not_written = |problem: String| not_written(target, &problem);
+    let not_written = |problem: WrapperError| not_written(target, &problem.to_string());
     let copies: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
     let edit_error = RefCell::new(None);
     let text = super::wrapper::edited_text(root, None, dir, &|original, to_unit| {
@@ -620,16 +621,14 @@ pub(crate) struct Shadowed {
 
 impl Shadowed {
     /// Copies the app's files beside the edited kustomization.
-    pub(crate) fn copy_files(&self) -> Result<(), String> {
+    pub(crate) fn copy_files(&self) -> Result<(), WrapperError> {
         for (from, to) in &self.files {
             if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(parent).map_err(WrapperError::Write)?;
             }
-            std::fs::copy(from, to).map_err(|e| {
-                format!(
-                    "cannot copy {} for the build: {e}",
-                    crate::source::display_path(from)
-                )
+            std::fs::copy(from, to).map_err(|source| WrapperError::Copy {
+                from: from.clone(),
+                source,
             })?;
         }
         Ok(())

@@ -1039,7 +1039,7 @@ fn build_job(
         }
         (None, None) => wrapper::text(root, wrapper_dir),
     }
-    .map_err(|problem| not_written(&problem))?;
+    .map_err(|problem| not_written(&problem.to_string()))?;
     // Flux builds with `LoadRestrictionsNone` (fluxcd/pkg kustomize `SecureBuild`); the
     // closure kvlint checked keeps the build inside the repository.
     let restrictor: &[&str] = if job.flux.is_some() {
@@ -1050,11 +1050,13 @@ fn build_job(
     let unwritten = std::cell::RefCell::new(None);
     let build = || {
         if let Err(problem) = wrapper::write(wrapper_dir, &wrapper) {
-            *unwritten.borrow_mut() = Some(problem.clone());
-            return Err(outcome::BuildError::Failed(problem));
+            *unwritten.borrow_mut() = Some(problem.to_string());
+            return Err(outcome::BuildError::Failed(problem.to_string()));
         }
         if let Some(shadowed) = &shadow_files {
-            shadowed.copy_files().map_err(outcome::BuildError::Failed)?;
+            shadowed
+                .copy_files()
+                .map_err(|problem| outcome::BuildError::Failed(problem.to_string()))?;
         }
         tool.build(wrapper_dir, restrictor)
     };

@@ -117,8 +117,19 @@ pub(super) struct Finished {
     pub(super) stderr: String,
 }
 
+/// Why a tool's run gave no result.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RunError {
+    #[error("stopped after {} s (--kustomize-timeout)", .0.as_secs())]
+    TimedOut(Duration),
+    #[error("{0}")]
+    Wait(std::io::Error),
+    #[error("printed more than {MAX_OUTPUT_BYTES} bytes")]
+    TooMuchOutput,
+}
+
 /// Waits for `child` at most `timeout`, its output bounded; past either bound it is killed.
-pub(super) fn run_bounded(mut child: Child, timeout: Duration) -> Result<Finished, String> {
+pub(super) fn run_bounded(mut child: Child, timeout: Duration) -> Result<Finished, RunError> {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out = std::thread::spawn(move || read_bounded(stdout, MAX_OUTPUT_BYTES + 1));
@@ -131,22 +142,19 @@ pub(super) fn run_bounded(mut child: Child, timeout: Duration) -> Result<Finishe
             Ok(None) if start.elapsed() >= timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "stopped after {} s (--kustomize-timeout)",
-                    timeout.as_secs()
-                ));
+                return Err(RunError::TimedOut(timeout));
             }
             Ok(None) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
-            Err(error) => return Err(error.to_string()),
+            Err(error) => return Err(RunError::Wait(error)),
         }
     };
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if stdout.len() as u64 > MAX_OUTPUT_BYTES {
-        return Err(format!("printed more than {MAX_OUTPUT_BYTES} bytes"));
+        return Err(RunError::TooMuchOutput);
     }
     Ok(Finished {
         success: status.success(),
@@ -330,7 +338,9 @@ mod tests {
             .unwrap();
         let start = Instant::now();
         let outcome = run_bounded(child, Duration::from_millis(200));
-        assert!(outcome.unwrap_err().contains("stopped after"));
+        let error = outcome.unwrap_err();
+        assert!(matches!(error, RunError::TimedOut(_)), "{error:?}");
+        assert_eq!(error.to_string(), "stopped after 0 s (--kustomize-timeout)");
         assert!(start.elapsed() < Duration::from_secs(3));
     }
 }

@@ -10,12 +10,35 @@ use std::path::{Component, Path, PathBuf};
 
 use super::discover::Root;
 
+/// Why a unit's build directory cannot be prepared (the unit's files are then checked as
+/// written).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WrapperError {
+    /// The unit's directory cannot be resolved.
+    #[error("{0}")]
+    Resolve(std::io::Error),
+    /// The unit's kustomization cannot be read.
+    #[error("{0}")]
+    Read(String),
+    /// The build directory or a file in it cannot be written.
+    #[error("{0}")]
+    Write(std::io::Error),
+    /// A file of the unit cannot be copied into the build directory.
+    #[error("cannot copy {} for the build: {source}", crate::source::display_path(.from))]
+    Copy {
+        from: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Encode(serde_json::Error),
+}
+
 /// The annotations the wrapper asks for.
 pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
 
 /// The wrapper of `root` for the resolved directory `dir`.
-pub(crate) fn text(root: &Root, dir: &Path) -> Result<String, String> {
+pub(crate) fn text(root: &Root, dir: &Path) -> Result<String, WrapperError> {
     let unit = unit_dir(root)?;
     let relative = relative_path(dir, &unit);
     let mut metadata = vec![
@@ -37,7 +60,7 @@ pub(crate) fn text(root: &Root, dir: &Path) -> Result<String, String> {
         wrapper["sortOptions"] = sort.clone();
     }
     // JSON is YAML: no quoting rules to get wrong for unusual directory names.
-    serde_json::to_string_pretty(&wrapper).map_err(|err| err.to_string())
+    serde_json::to_string_pretty(&wrapper).map_err(WrapperError::Encode)
 }
 
 /// The kustomization Flux builds for `entry`, for the resolved directory `dir`: the unit's
@@ -48,7 +71,7 @@ pub(crate) fn flux_text(
     entry: &super::flux::Entry,
     generated: Option<&serde_json::Value>,
     dir: &Path,
-) -> Result<String, String> {
+) -> Result<String, WrapperError> {
     edited_text(root, generated, dir, &|original, to_unit| {
         let rewrite = |path: &str| to_unit.join(path).to_string_lossy().replace('\\', "/");
         super::flux::edited_kustomization(
@@ -68,13 +91,13 @@ pub(crate) fn edited_text(
     generated: Option<&serde_json::Value>,
     dir: &Path,
     edit: &dyn Fn(&serde_json::Value, &Path) -> serde_json::Value,
-) -> Result<String, String> {
+) -> Result<String, WrapperError> {
     let unit = unit_dir(root)?;
     let original = if let Some(generated) = generated {
         generated.clone()
     } else {
         let text = crate::source::read_file_text(Path::new(&*root.kustomization.file))
-            .map_err(|problem| problem.message)?;
+            .map_err(|problem| WrapperError::Read(problem.message))?;
         crate::yaml::parse_stream(&text, crate::yaml::Limits::default())
             .into_iter()
             .next()
@@ -82,13 +105,13 @@ pub(crate) fn edited_text(
             .map_or(serde_json::Value::Null, |doc| doc.root.to_json())
     };
     let edited = edit(&original, &relative_path(dir, &unit));
-    serde_json::to_string_pretty(&edited).map_err(|err| err.to_string())
+    serde_json::to_string_pretty(&edited).map_err(WrapperError::Encode)
 }
 
 /// Creates the wrapper directory `dir` and writes the wrapper `text` into it.
-pub(crate) fn write(dir: &Path, text: &str) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    std::fs::write(dir.join("kustomization.yaml"), text).map_err(|err| err.to_string())
+pub(crate) fn write(dir: &Path, text: &str) -> Result<(), WrapperError> {
+    std::fs::create_dir_all(dir).map_err(WrapperError::Write)?;
+    std::fs::write(dir.join("kustomization.yaml"), text).map_err(WrapperError::Write)
 }
 
 /// Adds the annotations the wrapper asks for to a kustomization's `buildMetadata`.
@@ -109,8 +132,8 @@ pub(crate) fn with_build_metadata(kustomization: &mut serde_json::Value) {
 }
 
 /// The unit's directory, resolved.
-fn unit_dir(root: &Root) -> Result<PathBuf, String> {
-    super::resolve::resolve_dir(&root.dir).map_err(|err| err.to_string())
+fn unit_dir(root: &Root) -> Result<PathBuf, WrapperError> {
+    super::resolve::resolve_dir(&root.dir).map_err(WrapperError::Resolve)
 }
 
 /// `to` relative to `from` (both absolute and resolved).

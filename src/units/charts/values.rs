@@ -98,8 +98,16 @@ pub(super) fn flux_values(
     Ok(merged)
 }
 
+/// A values text that is not YAML: where and why.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub(super) struct InvalidValues {
+    line: u32,
+    message: String,
+}
+
 /// A YAML text of values as JSON (an empty text is no values).
-pub(super) fn parse_text(text: &str) -> Result<Json, String> {
+pub(super) fn parse_text(text: &str) -> Result<Json, InvalidValues> {
     match crate::yaml::parse_stream(text, Limits::default())
         .into_iter()
         .next()
@@ -109,7 +117,10 @@ pub(super) fn parse_text(text: &str) -> Result<Json, String> {
             Json::Null => Json::Object(Map::new()),
             values => values,
         }),
-        Some(Err(error)) => Err(format!("line {}: {}", error.pos.line, error.message)),
+        Some(Err(error)) => Err(InvalidValues {
+            line: error.pos.line,
+            message: error.message,
+        }),
     }
 }
 
@@ -209,6 +220,9 @@ mod tests {
     fn an_empty_values_text_is_no_values() {
         assert_eq!(parse_text("").unwrap(), json!({}));
         assert_eq!(parse_text("a: 1\n").unwrap(), json!({"a": 1}));
-        assert!(parse_text("a: [\n").is_err());
+        assert_eq!(
+            parse_text("a: [\n").unwrap_err().to_string(),
+            "line 1: while parsing a node, did not find expected node content"
+        );
     }
 }
