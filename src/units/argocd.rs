@@ -12,9 +12,9 @@ mod appset;
 mod directory;
 mod glob;
 mod kustomize;
+mod shadow;
 mod template;
 
-use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,12 +22,13 @@ use serde_json::Value as Json;
 
 use super::discover::{Root, Tree};
 use super::kustomization::{FILE_NAMES, is_remote};
-use super::wrapper::WrapperError;
 use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
 use crate::k8s::{RenderedIn, normalise_path};
 use crate::rules;
 use crate::suppress::inline::Suppression;
 use crate::yaml::{self, Limits, Node, Span, Value};
+pub(crate) use shadow::{Shadow, Shadowed};
+use shadow::{not_written, shadow_kustomization};
 
 /// The API group of Argo CD's kinds.
 const GROUP: &str = "argoproj.io";
@@ -460,181 +461,6 @@ pub(crate) fn kustomize_root(target: &Target, tree: &mut Tree) -> Result<Root, B
     Ok(root)
 }
 
-/// How to read a Kustomize target's build output back: its shadow directory stands for the
-/// app's directory, and the Application's `kustomize` block is the outermost layer.
-pub(crate) struct Shadow {
-    /// The app's directory, resolved.
-    pub unit_dir: PathBuf,
-    /// The app's kustomization file, resolved.
-    pub kustomization: PathBuf,
-    /// The Application's file, its text and its `kustomize` block (for attributing fields its
-    /// patches and options write).
-    pub layer: Option<(Arc<str>, Arc<str>, Node)>,
-}
-
-impl Shadow {
-    pub(crate) fn of(target: &Target, root: &Root) -> Option<Self> {
-        let unit_dir = super::resolve::resolve_dir(&target.dir).ok()?;
-        let kustomization = std::fs::canonicalize(&*root.kustomization.file).ok()?;
-        let layer = target.source.get("kustomize").map(|node| {
-            (
-                Arc::clone(&target.app.file),
-                Arc::clone(&target.app.text),
-                node.clone(),
-            )
-        });
-        Some(Self {
-            unit_dir,
-            kustomization,
-            layer,
-        })
-    }
-
-    /// The wrapper directory of a unit built from its own kustomization as edited there (a
-    /// Flux Kustomization's options), the unit's other files read in place: the edited copy
-    /// stands for the unit's kustomization, so the transformers it configures are the unit's.
-    pub(crate) fn edited(root: &Root) -> Option<Self> {
-        Some(Self {
-            unit_dir: super::resolve::resolve_dir(&root.dir).ok()?,
-            kustomization: std::fs::canonicalize(&*root.kustomization.file).ok()?,
-            layer: None,
-        })
-    }
-
-    /// A path of the build output (`joined`: the wrapper directory joined with the path the
-    /// annotation names, normalised) as a path of the repository.
-    pub(crate) fn real(&self, wrapper: &Path, joined: &Path) -> PathBuf {
-        match joined.strip_prefix(wrapper) {
-            Ok(rest) if rest == Path::new("kustomization.yaml") => self.kustomization.clone(),
-            Ok(rest) => self.unit_dir.join(rest),
-            Err(_) => joined.to_path_buf(),
-        }
-    }
-}
-
-/// The finding about a build directory that cannot be written.
-fn not_written(target: &Target, problem: &str) -> Box<Finding> {
-    Box::new(target.finding(
-        &rules::UNIT_NOT_RENDERED,
-        target.app.span,
-        format!(
-            "Application {}: not rendered: cannot write the build directory ({problem}); its files are checked as written",
-            target.app.name
-        ),
-    ))
-}
-
-/// The kustomization Argo CD builds for `target`, for the resolved directory `dir`: the app's
-/// own, edited with the Application's options, to be written beside copies of the files it
-/// reads from its own directory (so that `LoadRestrictionsRootOnly` judges them as in Argo
-/// CD's checkout), every other path pointing back at the repository. Returns it with the
-/// files to copy, or the finding about an edit Argo CD would refuse.
-pub(crate) fn shadow_kustomization(
-    target: &Target,
-    root: &Root,
-    repository: &Path,
-    dir: &Path,
-) -> Result<Shadowed, Box<Finding>> {
-    let not_written = |problem: WrapperError| not_written(target, &problem.to_string());
-    let copies: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
-    let edit_error = RefCell::new(None);
-    let text = super::wrapper::edited_text(root, None, dir, &|original, to_unit| {
-        let unit = &target.dir;
-        // A file in the app's directory (or below) is copied and keeps its path; anything
-        // else is named from the temporary directory.
-        let rewrite = |path: &str| -> String {
-            let relative = normalise_path(Path::new(path));
-            let local = !path.contains("://")
-                && !relative.is_absolute()
-                && relative
-                    .components()
-                    .next()
-                    .is_some_and(|c| c != Component::ParentDir);
-            let in_unit = unit.join(&relative);
-            if local && in_unit.is_file() {
-                copies.borrow_mut().push(relative);
-                return path.to_owned();
-            }
-            to_unit.join(path).to_string_lossy().replace('\\', "/")
-        };
-        let mut kustomization = original.clone();
-        super::flux::rewrite_paths(&mut kustomization, &rewrite);
-        let exists = |component: &str| unit.join(component).exists();
-        let paths = kustomize::Paths {
-            rewrite: &rewrite,
-            exists: &exists,
-        };
-        if let Err(error) = kustomize::edit(
-            &mut kustomization,
-            &target.options(),
-            &target.app.env(&target.source),
-            &paths,
-        ) {
-            *edit_error.borrow_mut() = Some(error);
-        }
-        super::wrapper::with_build_metadata(&mut kustomization);
-        kustomization
-    })
-    .map_err(not_written)?;
-    if let Some(error) = edit_error.into_inner() {
-        return Err(Box::new(
-            target
-                .finding(
-                    &rules::KUSTOMIZE_BUILD_FAILED,
-                    target.option_span(error.option),
-                    format!(
-                        "Argo CD cannot render Application {}: {}",
-                        target.app.name, error.message
-                    ),
-                )
-                .with_help(BUILD_HELP),
-        ));
-    }
-    let mut files = Vec::new();
-    for relative in copies.into_inner() {
-        let from = target.dir.join(&relative);
-        // Kustomize would read the file through a symlink; kvlint reads nothing outside the
-        // repository.
-        if !std::fs::canonicalize(&from).is_ok_and(|real| real.starts_with(repository)) {
-            return Err(Box::new(target.finding(
-                &rules::UNIT_NOT_RENDERED,
-                target.app.span,
-                format!(
-                    "Application {}: `{}` is outside the repository, which kvlint does not read; its files are checked as written",
-                    target.app.name,
-                    crate::source::display_path(&from)
-                ),
-            )));
-        }
-        files.push((from, dir.join(&relative)));
-    }
-    Ok(Shadowed { text, files })
-}
-
-/// The kustomization an Argo CD build runs from and the files of the app's directory to copy
-/// beside it, written only when the build runs (a cached build needs none of them).
-pub(crate) struct Shadowed {
-    pub text: String,
-    /// (repository file, where the build reads it).
-    pub files: Vec<(PathBuf, PathBuf)>,
-}
-
-impl Shadowed {
-    /// Copies the app's files beside the edited kustomization.
-    pub(crate) fn copy_files(&self) -> Result<(), WrapperError> {
-        for (from, to) in &self.files {
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(WrapperError::Write)?;
-            }
-            std::fs::copy(from, to).map_err(|source| WrapperError::Copy {
-                from: from.clone(),
-                source,
-            })?;
-        }
-        Ok(())
-    }
-}
-
 /// A Kustomize target as the units stage builds it.
 pub(super) struct ArgoJob {
     pub target: Target,
@@ -790,6 +616,95 @@ pub(crate) struct DirectoryRendering {
     pub sources: Vec<(Arc<str>, Arc<str>)>,
 }
 
+/// Why the repo server fails an Application on one of its manifests.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum Unmarshal {
+    #[error("Failed to unmarshal \"{display}\": {message} (line {line})")]
+    Yaml {
+        display: Arc<str>,
+        message: String,
+        line: u32,
+    },
+    #[error("Failed to unmarshal \"{display}\": Object 'Kind' is missing")]
+    MissingKind { display: Arc<str> },
+}
+
+/// A manifest's documents as the repo server reads them (`getObjsFromYAMLOrJSON`): a document
+/// without a kind stops the file; after objects, or in a file that looks like a manifest, that
+/// fails the Application; otherwise the file is no manifest (None) and stays a plain input,
+/// checked as written.
+fn manifest_documents(
+    display: &Arc<str>,
+    text: &str,
+) -> Result<Option<Vec<yaml::Document>>, Unmarshal> {
+    let mut documents = Vec::new();
+    for doc in yaml::parse_stream(text, Limits::default()) {
+        match doc {
+            Ok(doc) if doc.root.value == Value::Null => {}
+            Ok(doc) => documents.push(doc),
+            Err(err) => {
+                return Err(Unmarshal::Yaml {
+                    display: Arc::clone(display),
+                    message: err.message,
+                    line: err.pos.line,
+                });
+            }
+        }
+    }
+    let has_kind = |doc: &yaml::Document| doc.root.get("kind").and_then(Node::as_str).is_some();
+    match documents.iter().position(|doc| !has_kind(doc)) {
+        None if !documents.is_empty() => Ok(Some(documents)),
+        None => Ok(None),
+        Some(0)
+            if !["apiVersion:", "kind:", "metadata:"]
+                .iter()
+                .all(|marker| text.contains(marker)) =>
+        {
+            Ok(None)
+        }
+        Some(_) => Err(Unmarshal::MissingKind {
+            display: Arc::clone(display),
+        }),
+    }
+}
+
+impl DirectoryRendering {
+    /// The objects of one manifest, its suppression comments and findings added to `self`.
+    fn read_manifest(
+        &mut self,
+        display: &Arc<str>,
+        text: &str,
+        documents: Vec<yaml::Document>,
+        unit_path: &Arc<str>,
+        namespace: &str,
+    ) -> Vec<crate::k8s::Object> {
+        let ranges: Vec<(u32, u32)> = documents
+            .iter()
+            .map(|doc| (doc.root.span.start.line, doc.root.span.end.line))
+            .collect();
+        if text.contains("kvlint:") {
+            let (suppressions, problems) = crate::suppress::inline::scan(display, text, &ranges);
+            self.suppressions.extend(suppressions);
+            self.findings.extend(problems);
+        }
+        let mut objects = Vec::new();
+        for doc in documents {
+            let (loaded, findings) =
+                crate::load::rendered_objects(display, unit_path, namespace, doc.root);
+            let since = self.findings.len();
+            self.findings.extend(findings);
+            // Argo CD reads the files as Kubernetes does (YAML 1.1), with no tool in between
+            // that would quote an ambiguous scalar, as Kustomize does; a value the API server
+            // refuses for not being a string already has its finding.
+            if !loaded.is_empty() {
+                crate::load::push_notices(&mut self.findings, since, display, &doc.notices);
+            }
+            objects.extend(loaded);
+        }
+        objects
+    }
+}
+
 /// Reads the manifests of a Directory target; objects without a namespace get the
 /// Application's destination namespace (else `default_namespace`). When the repo server
 /// would refuse a file (invalid YAML, a symlink out of the repository), the Application
@@ -844,62 +759,17 @@ pub(crate) fn render_directory(
     let mut files = Vec::new();
     for (path, text) in manifests.files {
         let display = crate::source::display_path(&path);
-        let mut documents = Vec::new();
-        for doc in yaml::parse_stream(&text, Limits::default()) {
-            match doc {
-                Ok(doc) if doc.root.value == Value::Null => {}
-                Ok(doc) => documents.push(doc),
-                Err(err) => {
-                    out.findings.push(refused(format!(
-                        "Failed to unmarshal \"{display}\": {} (line {})",
-                        err.message, err.pos.line
-                    )));
-                    return out;
-                }
-            }
-        }
-        // `getObjsFromYAMLOrJSON`: a document without a kind stops the file; after objects,
-        // or in a file that looks like a manifest, that fails the Application; otherwise the
-        // file is no manifest and stays a plain input, checked as written.
-        let has_kind = |doc: &yaml::Document| doc.root.get("kind").and_then(Node::as_str).is_some();
-        match documents.iter().position(|doc| !has_kind(doc)) {
-            None if !documents.is_empty() => files.push((path, display, text, documents)),
-            None => {}
-            Some(0)
-                if !["apiVersion:", "kind:", "metadata:"]
-                    .iter()
-                    .all(|marker| text.contains(marker)) => {}
-            Some(_) => {
-                out.findings.push(refused(format!(
-                    "Failed to unmarshal \"{display}\": Object 'Kind' is missing"
-                )));
+        match manifest_documents(&display, &text) {
+            Ok(Some(documents)) => files.push((path, display, text, documents)),
+            Ok(None) => {}
+            Err(refusal) => {
+                out.findings.push(refused(refusal.to_string()));
                 return out;
             }
         }
     }
     for (path, display, text, documents) in files {
-        let ranges: Vec<(u32, u32)> = documents
-            .iter()
-            .map(|doc| (doc.root.span.start.line, doc.root.span.end.line))
-            .collect();
-        if text.contains("kvlint:") {
-            let (suppressions, problems) = crate::suppress::inline::scan(&display, &text, &ranges);
-            out.suppressions.extend(suppressions);
-            out.findings.extend(problems);
-        }
-        for doc in documents {
-            let (loaded, findings) =
-                crate::load::rendered_objects(&display, &unit_path, namespace, doc.root);
-            let since = out.findings.len();
-            out.findings.extend(findings);
-            // Argo CD reads the files as Kubernetes does (YAML 1.1), with no tool in between
-            // that would quote an ambiguous scalar, as Kustomize does; a value the API server
-            // refuses for not being a string already has its finding.
-            if !loaded.is_empty() {
-                crate::load::push_notices(&mut out.findings, since, &display, &doc.notices);
-            }
-            objects.extend(loaded);
-        }
+        objects.extend(out.read_manifest(&display, &text, documents, &unit_path, namespace));
         if keep_sources {
             out.sources.push((Arc::clone(&display), Arc::from(text)));
         }
@@ -918,108 +788,4 @@ pub(crate) fn render_directory(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn apps(text: &str) -> Vec<App> {
-        applications(&Arc::from("apps.yaml"), text, Path::new("/nonexistent")).0
-    }
-
-    #[test]
-    fn sources_and_types() {
-        let temp = tempfile::tempdir().unwrap();
-        let root = temp.path();
-        for (name, text) in [
-            ("kust/kustomization.yaml", "resources: []\n"),
-            ("chart/Chart.yaml", "name: c\n"),
-            ("both/Chart.yaml", "name: c\n"),
-            ("both/kustomization.yaml", "resources: []\n"),
-            ("plain/vm.yaml", "kind: VirtualMachine\n"),
-        ] {
-            let path = root.join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        assert_eq!(discovered_type(&root.join("kust")), "Kustomize");
-        assert_eq!(discovered_type(&root.join("chart")), "Helm");
-        assert_eq!(discovered_type(&root.join("both")), "Kustomize");
-        assert_eq!(discovered_type(&root.join("plain")), "Directory");
-        let apps = apps(
-            "apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: multi, namespace: argocd}
-spec:
-  destination: {namespace: web}
-  sources:
-  - repoURL: https://example.com/charts
-    chart: raw
-  - repoURL: https://example.com/repo.git
-    ref: values
-  - repoURL: https://example.com/repo.git
-    path: kust
-  - path: plain
-    directory: {recurse: true}
-  - path: chart
-  - path: plain
-    kustomize: {}
-    plugin: {}
-  - path: missing
-  - path: ../out
-  - path: plain/vm.yaml
-",
-        );
-        assert_eq!(apps.len(), 1);
-        assert_eq!(apps[0].destination_namespace(), Some("web"));
-        let plan = plan(apps, root);
-        let dirs = |targets: &[Target]| -> Vec<PathBuf> {
-            targets
-                .iter()
-                .map(|t| t.dir.strip_prefix(root).unwrap().to_path_buf())
-                .collect()
-        };
-        assert_eq!(dirs(&plan.kustomize), [PathBuf::from("kust")]);
-        assert_eq!(dirs(&plan.directories), [PathBuf::from("plain")]);
-        let messages: Vec<(&str, &str)> = plan
-            .findings
-            .iter()
-            .map(|f| (f.rule.code, f.message.as_str()))
-            .collect();
-        assert_eq!(dirs(&plan.helm), [PathBuf::from("chart")]);
-        assert_eq!(messages.len(), 4, "{messages:#?}");
-        assert_eq!(messages[0].0, "KV0020");
-        assert!(
-            messages[0]
-                .1
-                .ends_with("multiple application sources defined: Kustomize,Plugin")
-        );
-        assert!(messages[1].1.contains("not in this repository"));
-        assert!(messages[2].1.ends_with("../out: app path outside root"));
-        assert!(
-            messages[3]
-                .1
-                .ends_with("plain/vm.yaml: app path is not a directory")
-        );
-    }
-
-    #[test]
-    fn the_shadow_maps_back_to_the_repository() {
-        let shadow = Shadow {
-            unit_dir: PathBuf::from("/repo/apps/web/dev"),
-            kustomization: PathBuf::from("/repo/apps/web/dev/kustomization.yml"),
-            layer: None,
-        };
-        let wrapper = Path::new("/tmp/k/3");
-        assert_eq!(
-            shadow.real(wrapper, Path::new("/tmp/k/3/kustomization.yaml")),
-            Path::new("/repo/apps/web/dev/kustomization.yml")
-        );
-        assert_eq!(
-            shadow.real(wrapper, Path::new("/tmp/k/3/patches/size.yaml")),
-            Path::new("/repo/apps/web/dev/patches/size.yaml")
-        );
-        assert_eq!(
-            shadow.real(wrapper, Path::new("/repo/apps/web/base/vm.yaml")),
-            Path::new("/repo/apps/web/base/vm.yaml")
-        );
-    }
-}
+mod tests;

@@ -22,27 +22,6 @@ const LONG_FILES: &[(&str, &str)] = &[(
 /// reason. None may: a long function is split into named steps.
 const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[];
 
-/// Not yet split: files over `MAX_FILE_LINES` in `src/units`, which is being reworked; they are
-/// split as part of that work. An entry within the limit fails the test, so the list only
-/// shrinks.
-const NOT_YET_SPLIT_FILES: &[&str] = &["src/units/argocd.rs", "src/units/mod.rs"];
-
-/// Not yet split: functions (file and name) over `MAX_FUNCTION_LINES` in `src/units`, which is
-/// being reworked; as `NOT_YET_SPLIT_FILES`, an entry within the limit fails the test.
-const NOT_YET_SPLIT_FUNCTIONS: &[(&str, &str)] = &[
-    ("src/units/argocd.rs", "render_directory"),
-    ("src/units/mod.rs", "build"),
-    ("src/units/rendered/mod.rs", "objects"),
-    (
-        "src/units/provenance/tests.rs",
-        "each_mechanism_points_at_the_line_that_wrote_the_value",
-    ),
-    (
-        "src/units/provenance/kustomize_tests.rs",
-        "attribution_agrees_with_what_kustomize_rendered",
-    ),
-];
-
 /// A function of a file: its name, the line of its `fn` and its length in lines.
 #[derive(Debug, PartialEq)]
 struct Function {
@@ -140,8 +119,6 @@ struct Limits<'a> {
     function_lines: usize,
     long_files: &'a [&'a str],
     long_functions: &'a [(&'a str, &'a str)],
-    not_yet_split_files: &'a [&'a str],
-    not_yet_split_functions: &'a [(&'a str, &'a str)],
 }
 
 /// The project's limits and exceptions.
@@ -160,8 +137,6 @@ fn project_limits() -> Limits<'static> {
         function_lines: MAX_FUNCTION_LINES,
         long_files: &LONG_FILE_PATHS,
         long_functions: &LONG_FUNCTION_NAMES,
-        not_yet_split_files: NOT_YET_SPLIT_FILES,
-        not_yet_split_functions: NOT_YET_SPLIT_FUNCTIONS,
     }
 }
 
@@ -169,10 +144,7 @@ fn project_limits() -> Limits<'static> {
 fn file_problems(sources: &[(String, String)], limits: &Limits<'_>) -> Vec<String> {
     let mut problems = Vec::new();
     let max = limits.file_lines;
-    let lists = [
-        ("LONG_FILES", limits.long_files),
-        ("NOT_YET_SPLIT_FILES", limits.not_yet_split_files),
-    ];
+    let lists = [("LONG_FILES", limits.long_files)];
     for (file, text) in sources {
         let lines = text.lines().count();
         let excepted_in = lists
@@ -208,10 +180,7 @@ fn function_problems(sources: &[(String, String)], limits: &Limits<'_>) -> (Vec<
     let mut problems = Vec::new();
     let mut measured = 0;
     let max = limits.function_lines;
-    let lists = [
-        ("LONG_FUNCTIONS", limits.long_functions),
-        ("NOT_YET_SPLIT_FUNCTIONS", limits.not_yet_split_functions),
-    ];
+    let lists = [("LONG_FUNCTIONS", limits.long_functions)];
     // The longest function of each listed (file, name), with its line.
     let mut longest: Vec<((&str, &str), usize, usize)> = Vec::new();
     for (file, text) in sources {
@@ -281,30 +250,26 @@ fn an_over_long_file_or_function_and_a_stale_exception_fail() {
     let limits = Limits {
         file_lines: 6,
         function_lines: 6,
-        long_files: &[],
-        long_functions: &[],
-        not_yet_split_files: &["src/b.rs"],
-        not_yet_split_functions: &[("src/b.rs", "short")],
+        long_files: &["src/b.rs"],
+        long_functions: &[("src/b.rs", "short")],
     };
     assert_eq!(
         file_problems(&sources, &limits),
         [
             "src/a.rs has 7 lines (at most 6): split it along its domain",
-            "src/b.rs has 1 lines now: remove it from NOT_YET_SPLIT_FILES",
+            "src/b.rs has 1 lines now: remove it from LONG_FILES",
         ]
     );
     assert_eq!(
         function_problems(&sources, &limits).0,
         [
             "src/a.rs:1 `long` has 7 lines (at most 6): split it into named steps",
-            "src/b.rs:1 `short` has 1 lines now: remove it from NOT_YET_SPLIT_FUNCTIONS",
+            "src/b.rs:1 `short` has 1 lines now: remove it from LONG_FUNCTIONS",
         ]
     );
     let excepted = Limits {
         long_files: &["src/a.rs"],
         long_functions: &[("src/a.rs", "long"), ("src/c.rs", "gone")],
-        not_yet_split_files: &[],
-        not_yet_split_functions: &[],
         ..limits
     };
     assert!(file_problems(&sources, &excepted).is_empty());

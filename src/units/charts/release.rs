@@ -151,18 +151,7 @@ fn flux_release(
     let namespace = target_namespace
         .or_else(|| own_namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
-    let mut value_files: Vec<PathBuf> = template
-        .get("valuesFiles")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_str)
-        .map(|path| within_root(shown_root, path))
-        .collect();
-    let chart_values_replaced = !value_files.is_empty();
-    if !chart_values_replaced && let Some(single) = text(Some(template), "valuesFile") {
-        value_files.push(within_root(shown_root, &single));
-    }
+    let (value_files, chart_values_replaced) = flux_value_files(template, shown_root);
     let release = Release {
         unit,
         label,
@@ -182,23 +171,50 @@ fn flux_release(
             values: Some(values),
             ..release
         })),
-        Err(unreadable) => Some(Err(Box::new(
-            Finding::new(
-                &rules::UNIT_NOT_RENDERED,
-                Location {
-                    file: Arc::clone(file),
-                    span: unreadable.span,
-                },
-                format!(
-                    "not rendered: {} takes values from {}; the chart `{}` is not rendered and its files are checked as written",
-                    release.label,
-                    unreadable.what,
-                    crate::units::display_dir(&release.chart)
-                ),
-            )
-            .with_help("commit the values source beside the HelmRelease, or mark the reference `optional: true` if the release renders without it"),
-        ))),
+        Err(unreadable) => Some(Err(Box::new(values_not_read(file, &release, &unreadable)))),
     }
+}
+
+/// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
+/// and whether they replace the chart's own values (source-controller packages the chart with
+/// `valuesFiles` merged in place of its values.yaml).
+fn flux_value_files(template: &Node, shown_root: &Path) -> (Vec<PathBuf>, bool) {
+    let mut value_files: Vec<PathBuf> = template
+        .get("valuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .map(|path| within_root(shown_root, path))
+        .collect();
+    let chart_values_replaced = !value_files.is_empty();
+    if !chart_values_replaced
+        && let Some(single) = template
+            .get("valuesFile")
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+    {
+        value_files.push(within_root(shown_root, single));
+    }
+    (value_files, chart_values_replaced)
+}
+
+/// The finding about a release whose `valuesFrom` kvlint cannot read: its chart is not rendered.
+fn values_not_read(file: &Arc<str>, release: &Release, unreadable: &values::Unreadable) -> Finding {
+    Finding::new(
+        &rules::UNIT_NOT_RENDERED,
+        Location {
+            file: Arc::clone(file),
+            span: unreadable.span,
+        },
+        format!(
+            "not rendered: {} takes values from {}; the chart `{}` is not rendered and its files are checked as written",
+            release.label,
+            unreadable.what,
+            crate::units::display_dir(&release.chart)
+        ),
+    )
+    .with_help("commit the values source beside the HelmRelease, or mark the reference `optional: true` if the release renders without it")
 }
 
 /// Whether Flux applies the chart's CRDs on install: `spec.install.crds` is `Create` (the

@@ -176,35 +176,10 @@ fn annotation(rendered: &Json, key: &str) -> Node {
     documents(text).remove(0)
 }
 
-#[test]
-fn attribution_agrees_with_what_kustomize_rendered() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    for (file, text) in FILES {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
-        std::fs::write(path, text).expect("a fixture file");
-    }
-    let Some(output) = build(dir.path()) else {
-        assert!(
-            std::env::var("KVLINT_REQUIRE_KUSTOMIZE").as_deref() != Ok("1"),
-            "KVLINT_REQUIRE_KUSTOMIZE=1 but neither kubectl nor kustomize runs"
-        );
-        // The message says why the test proved nothing here.
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("skipped: neither kubectl nor kustomize is installed");
-        }
-        return;
-    };
-    let rendered = documents(&output)
-        .iter()
-        .map(Node::to_json)
-        .find(|object| object["kind"] == "VirtualMachine")
-        .expect("the rendered VM");
-
-    // The layers, innermost first, as the build recorded them (paths from the overlay).
+/// The layers, innermost first, as the build recorded them (paths from the overlay).
+fn recorded_layers(rendered: &serde_json::Value) -> Vec<String> {
     let mut layer_files: Vec<String> = Vec::new();
-    let transformations = annotation(&rendered, "alpha.config.kubernetes.io/transformations");
+    let transformations = annotation(rendered, "alpha.config.kubernetes.io/transformations");
     for step in transformations.as_seq().expect("a list of transformations") {
         let configured_in = step
             .get("configuredIn")
@@ -215,54 +190,12 @@ fn attribution_agrees_with_what_kustomize_rendered() {
             layer_files.push(file);
         }
     }
-    assert_eq!(layer_files, [COMPONENT_FILE, OVERLAY_FILE]);
-    let origin = annotation(&rendered, "config.kubernetes.io/origin");
-    let origin_file = relative_to(
-        OVERLAY_FILE,
-        origin
-            .get("path")
-            .and_then(Node::as_str)
-            .expect("an origin path"),
-    );
-    let origin_root = documents(text_of(&origin_file)).remove(0);
-    let original_name = origin_root
-        .get("metadata")
-        .and_then(|metadata| metadata.get("name"))
-        .and_then(Node::as_str);
-    assert_eq!(original_name, Some("web"));
+    layer_files
+}
 
-    let names: Vec<Arc<str>> = layer_files
-        .iter()
-        .map(|file| Arc::from(file.as_str()))
-        .collect();
-    let roots: Vec<Node> = layer_files
-        .iter()
-        .map(|file| documents(text_of(file)).remove(0))
-        .collect();
-    let layers: Vec<Layer<'_>> = layer_files
-        .iter()
-        .zip(&names)
-        .zip(&roots)
-        .map(|((file, name), root)| Layer {
-            file: name,
-            text: text_of(file),
-            root,
-        })
-        .collect();
-    let read_patch = |path: &str| {
-        let (file, text) = FILES.iter().find(|(file, _)| *file == path)?;
-        Some(PatchFile {
-            file: Arc::from(*file),
-            documents: documents(text).into(),
-        })
-    };
-    let subject = Subject {
-        rendered: &rendered,
-        original_name,
-        original_namespace: None,
-    };
-
-    let cases: [(&str, Expected); 11] = [
+/// Where each field of the rendered VM was written, as kvlint must attribute it.
+fn expected_attributions() -> [(&'static str, Expected); 11] {
+    [
         (
             "spec.instancetype.name",
             Some((
@@ -315,7 +248,84 @@ fn attribution_agrees_with_what_kustomize_rendered() {
             Some((OVERLAY_FILE, 28, 3, Mechanism::CommonLabels)),
         ),
         ("spec.template.spec.volumes[0].containerDisk.image", None),
-    ];
+    ]
+}
+
+#[test]
+fn attribution_agrees_with_what_kustomize_rendered() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (file, text) in FILES {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+        std::fs::write(path, text).expect("a fixture file");
+    }
+    let Some(output) = build(dir.path()) else {
+        assert!(
+            std::env::var("KVLINT_REQUIRE_KUSTOMIZE").as_deref() != Ok("1"),
+            "KVLINT_REQUIRE_KUSTOMIZE=1 but neither kubectl nor kustomize runs"
+        );
+        // The message says why the test proved nothing here.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("skipped: neither kubectl nor kustomize is installed");
+        }
+        return;
+    };
+    let rendered = documents(&output)
+        .iter()
+        .map(Node::to_json)
+        .find(|object| object["kind"] == "VirtualMachine")
+        .expect("the rendered VM");
+
+    let layer_files = recorded_layers(&rendered);
+    assert_eq!(layer_files, [COMPONENT_FILE, OVERLAY_FILE]);
+    let origin = annotation(&rendered, "config.kubernetes.io/origin");
+    let origin_file = relative_to(
+        OVERLAY_FILE,
+        origin
+            .get("path")
+            .and_then(Node::as_str)
+            .expect("an origin path"),
+    );
+    let origin_root = documents(text_of(&origin_file)).remove(0);
+    let original_name = origin_root
+        .get("metadata")
+        .and_then(|metadata| metadata.get("name"))
+        .and_then(Node::as_str);
+    assert_eq!(original_name, Some("web"));
+
+    let names: Vec<Arc<str>> = layer_files
+        .iter()
+        .map(|file| Arc::from(file.as_str()))
+        .collect();
+    let roots: Vec<Node> = layer_files
+        .iter()
+        .map(|file| documents(text_of(file)).remove(0))
+        .collect();
+    let layers: Vec<Layer<'_>> = layer_files
+        .iter()
+        .zip(&names)
+        .zip(&roots)
+        .map(|((file, name), root)| Layer {
+            file: name,
+            text: text_of(file),
+            root,
+        })
+        .collect();
+    let read_patch = |path: &str| {
+        let (file, text) = FILES.iter().find(|(file, _)| *file == path)?;
+        Some(PatchFile {
+            file: Arc::from(*file),
+            documents: documents(text).into(),
+        })
+    };
+    let subject = Subject {
+        rendered: &rendered,
+        original_name,
+        original_namespace: None,
+    };
+
+    let cases = expected_attributions();
     for (path, expected) in cases {
         let found = attribute(&subject, &FieldPath::parse(path), &layers, &read_patch).map(|a| {
             let start = a.location.span.start;

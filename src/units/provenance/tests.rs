@@ -292,9 +292,8 @@ struct Case {
 const DEV_FILE: &str = "apps/web/overlays/dev/kustomization.yaml";
 const PROD_FILE: &str = "apps/web/overlays/prod/kustomization.yaml";
 
-#[test]
-fn each_mechanism_points_at_the_line_that_wrote_the_value() {
-    let cases = [
+fn patch_cases() -> Vec<Case> {
+    vec![
         Case {
             name: "strategic-merge patch file, matched by the name before the prefix",
             layers: DEV,
@@ -395,6 +394,11 @@ fn each_mechanism_points_at_the_line_that_wrote_the_value() {
             path: "metadata.labels.tier",
             expected: Some((DEV_FILE, 25, 3, Mechanism::CommonLabels)),
         },
+    ]
+}
+
+fn option_cases() -> Vec<Case> {
+    vec![
         Case {
             name: "commonAnnotations",
             layers: DEV,
@@ -490,6 +494,11 @@ fn each_mechanism_points_at_the_line_that_wrote_the_value() {
             path: "spec.runStrategy",
             expected: None,
         },
+    ]
+}
+
+fn list_and_layer_cases() -> Vec<Case> {
+    vec![
         Case {
             name: "the outermost prefix wins over the inner ones",
             layers: &[
@@ -556,7 +565,14 @@ spec: {template: {spec: {containers: [{name: c, image: 'registry.example/app:v2'
             path: "spec.template.spec.containers[0].image",
             expected: Some(("clusters/eu/kustomization.yaml", 9, 5, Mechanism::Images)),
         },
-    ];
+    ]
+}
+
+#[test]
+fn each_mechanism_points_at_the_line_that_wrote_the_value() {
+    let cases = [patch_cases(), option_cases(), list_and_layer_cases()]
+        .into_iter()
+        .flatten();
     for case in cases {
         let found = attribution(case.layers, case.rendered, case.original_name, case.path);
         let expected = case
