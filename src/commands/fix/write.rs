@@ -226,6 +226,25 @@ mod tests {
         );
     }
 
+    /// The new text is prepared beside the file and renamed over it, which works only within
+    /// one filesystem: a file on another filesystem than the working directory (a tmpfs, where
+    /// there is one) is replaced all the same.
+    #[test]
+    fn a_file_on_another_filesystem_than_the_working_directory_is_replaced() {
+        use std::os::unix::fs::MetadataExt as _;
+
+        let cwd = fs::metadata(".").unwrap().dev();
+        let base = [Path::new("/dev/shm").to_path_buf(), std::env::temp_dir()]
+            .into_iter()
+            .find(|dir| fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.dev() != cwd))
+            .unwrap_or_else(std::env::temp_dir);
+        let dir = tempfile::tempdir_in(base).unwrap();
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        let mut outcome = planned(&[(&vm, "a: 1\n", "a: 2\n")]);
+        write(&mut outcome).unwrap();
+        assert_eq!(fs::read_to_string(&*vm).unwrap(), "a: 2\n");
+    }
+
     #[test]
     fn a_rewritten_file_is_not_the_same_file() {
         let dir = tempfile::tempdir().unwrap();
