@@ -130,6 +130,7 @@ fn the_first_outcome_counts_the_unsafe_fixes_left_and_keeps_configuration_proble
         findings: vec![
             running("vm.yaml", 6, "web"),
             uuid("vm.yaml", 9, "web"),
+            running("vm.yaml", 16, "db"),
             unfixable,
             config.clone(),
         ],
@@ -463,4 +464,59 @@ fn fix_refuses_standard_input_and_keeps_sources_and_fixes() {
     let checked = check_options_of(&options).unwrap();
     assert!(checked.keep_sources && checked.with_fixes);
     assert!(matches!(checked.config, ConfigChoice::Loaded(_)));
+}
+
+#[test]
+fn a_refused_fix_is_blocked_and_listed_with_its_reason() {
+    let shared = running("base/vm.yaml", 6, "web");
+    let mut blocked = HashSet::new();
+    let mut outcome = Outcome::default();
+    refuse(
+        [(&shared, "set it in each overlay".to_owned())],
+        &mut blocked,
+        &mut outcome,
+    );
+    assert_eq!(blocked, HashSet::from([id(&shared)]));
+    assert_eq!(
+        outcome.skipped,
+        [Skipped {
+            file: Arc::from("base/vm.yaml"),
+            line: 6,
+            rule: &rules::DEPRECATED_RUNNING,
+            reason: "set it in each overlay".to_owned(),
+        }]
+    );
+}
+
+#[test]
+fn the_identities_of_the_findings_a_recheck_keeps_are_collected() {
+    let (web, db) = (running("vm.yaml", 6, "web"), uuid("vm.yaml", 9, "db"));
+    let report = Report {
+        findings: vec![web.clone(), db.clone(), web.clone()],
+        ..Report::default()
+    };
+    let safe = ids_of(&report, |f| wanted(f, false, u32::MAX));
+    assert_eq!(safe, HashSet::from([id(&web)]));
+    assert_eq!(
+        ids_of(&report, |_| true),
+        HashSet::from([id(&web), id(&db)])
+    );
+    assert_eq!(ids_of(&report, |_| false), HashSet::new());
+}
+
+#[test]
+fn findings_left_after_the_last_pass_are_listed_as_not_tried_at_their_first_lines() {
+    let left = running("vm.yaml", 1, "web");
+    let originals = BTreeMap::from([(Arc::from("vm.yaml"), "a: 1\nb: 1\nc: 1\n".to_owned())]);
+    let current = BTreeMap::from([(Arc::from("vm.yaml"), "c: 1\nd: 1\n".to_owned())]);
+    assert_eq!(
+        not_tried([&left].into_iter(), &originals, &current),
+        [Skipped {
+            file: Arc::from("vm.yaml"),
+            line: 3,
+            rule: &rules::DEPRECATED_RUNNING,
+            reason: "not tried: kvlint fix stops after 64 passes over the files; run it again"
+                .to_owned(),
+        }]
+    );
 }
