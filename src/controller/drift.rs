@@ -440,4 +440,96 @@ mod tests {
         assert_eq!(drift[0].rule, &rules::NORMALIZED_BY_KUBEVIRT);
         assert!(drift[0].message.contains("`1Gi`"), "{}", drift[0].message);
     }
+
+    fn paths(drift: &[Drift]) -> Vec<String> {
+        drift.iter().map(|d| d.path.to_string()).collect()
+    }
+
+    #[test]
+    fn the_vms_own_name_labels_and_annotations_are_compared() {
+        // A null label value is stored as the empty string.
+        let written = json!({"metadata": {"name": "vm", "labels": {"app": null, "tier": "web"},
+            "annotations": {"note": "a"}}, "spec": {"runStrategy": "Halted"}});
+        let stored = json!({"metadata": {"name": "vm", "labels": {"app": "", "tier": "web"},
+            "annotations": {"note": "b"}}, "spec": {"runStrategy": "Halted"}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, Some("vm"));
+        assert_eq!(
+            paths(&drift),
+            ["metadata.annotations.note", "metadata.labels.app"]
+        );
+        let renamed = json!({"metadata": {"name": "other"}, "spec": {"runStrategy": "Halted"}});
+        let drift = predict(&written, &renamed, KubeVirtVersion::LATEST, Some("vm"));
+        assert!(
+            paths(&drift).contains(&"metadata.name".to_owned()),
+            "{:?}",
+            paths(&drift)
+        );
+    }
+
+    #[test]
+    fn empty_values_the_cluster_stores_as_other_empty_values_are_no_drift() {
+        // Labels written empty or null and not stored at all; list items written as an empty
+        // map, an empty list or null that come back as null or `{}` (Go's zero struct).
+        for labels in [json!({}), Value::Null] {
+            let written = json!({"metadata": {"name": "vm", "labels": labels}, "spec": {}});
+            let stored = json!({"metadata": {"name": "vm"}, "spec": {}});
+            let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
+            assert_eq!(paths(&drift), Vec::<String>::new(), "labels: {labels}");
+        }
+        let written = json!({"spec": {"template": {"spec": {"bogus": [{}, [], null]}}}});
+        let stored = json!({"spec": {"template": {"spec": {"bogus": [null, null, {}]}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
+        assert_eq!(paths(&drift), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_list_the_cluster_empties_is_reported_at_the_list() {
+        let written =
+            json!({"spec": {"template": {"spec": {"bogus": {"list": ["a"], "kept": "x"}}}}});
+        let stored = json!({"spec": {"template": {"spec": {"bogus": {"list": [], "kept": "x"}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
+        assert_eq!(paths(&drift), ["spec.template.spec.bogus.list"]);
+        assert_eq!(drift[0].stored, Some(json!([])));
+        assert_eq!(drift[0].written, Some(json!(["a"])));
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let vm = |cores: Value, sockets: Value| json!({"spec": {"template": {"spec": {"domain": {"cpu": {"cores": cores, "sockets": sockets}}}}}});
+        let written = vm(json!(2.0), json!(1));
+        let drift = predict(
+            &written,
+            &vm(json!(2), json!(1)),
+            KubeVirtVersion::LATEST,
+            None,
+        );
+        assert_eq!(paths(&drift), Vec::<String>::new());
+        let drift = predict(
+            &written,
+            &vm(json!(4), json!(1)),
+            KubeVirtVersion::LATEST,
+            None,
+        );
+        assert_eq!(paths(&drift), ["spec.template.spec.domain.cpu.cores"]);
+    }
+
+    #[test]
+    fn a_list_the_cluster_shortens_is_reported_at_the_list() {
+        let written =
+            json!({"spec": {"template": {"spec": {"bogus": {"list": ["a", "b"], "kept": "x"}}}}});
+        let stored =
+            json!({"spec": {"template": {"spec": {"bogus": {"list": ["a"], "kept": "x"}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
+        assert_eq!(paths(&drift), ["spec.template.spec.bogus.list"]);
+    }
+
+    #[test]
+    fn a_field_written_as_null_is_reported_at_the_leaves_the_cluster_writes_there() {
+        let written = json!({"spec": {"template": {"spec": {"domain": {"firmware": null}}}}});
+        let stored =
+            json!({"spec": {"template": {"spec": {"domain": {"firmware": {"uuid": "u"}}}}}});
+        let drift = predict(&written, &stored, KubeVirtVersion::LATEST, None);
+        assert_eq!(paths(&drift), ["spec.template.spec.domain.firmware.uuid"]);
+        assert_eq!(drift[0].rule, &rules::FIRMWARE_IDENTITY_GENERATED);
+    }
 }

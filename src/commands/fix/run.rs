@@ -772,3 +772,6 @@ fn original_line_of(
         .or_insert_with(|| LineMap::new(original, now))
         .original(line)
 }
+
+#[cfg(test)]
+mod tests;

@@ -330,6 +330,287 @@ impl Shadow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::{Instance, Location, ObjectRef, UnitKind, UnitRef};
+    use crate::rules::{self, Rule};
+    use crate::yaml::{FieldPath, Limits, parse_stream};
+
+    fn vm(namespace: &str) -> ObjectRef {
+        ObjectRef {
+            api_version: "kubevirt.io/v1".to_owned(),
+            kind: "VirtualMachine".to_owned(),
+            namespace: Some(namespace.to_owned()),
+            name: "web".to_owned(),
+        }
+    }
+
+    fn unit(path: &str) -> UnitRef {
+        UnitRef {
+            kind: UnitKind::Kustomize,
+            path: path.to_owned(),
+            via: None,
+        }
+    }
+
+    /// A finding of `rule` at line 9 of `base/vm.yaml` on the VM rendered in `unit`, with a
+    /// fix that removes `field`.
+    fn rendered(rule: &'static Rule, unit_path: &str, namespace: &str, field: &str) -> Finding {
+        let mut finding = Finding::new(
+            rule,
+            Location::lines(Arc::from("base/vm.yaml"), (9, 3), (9, 20)),
+            "message",
+        )
+        .with_object(Some(vm(namespace)));
+        finding.path = Some("spec.running".to_owned());
+        finding.fix = Some(crate::diag::fix::remove(&FieldPath::parse(field)));
+        finding.unit = Some(Arc::new(unit(unit_path)));
+        finding
+    }
+
+    fn checked(findings: Vec<Finding>, units: &[(&str, &[&str])]) -> Report {
+        Report {
+            findings,
+            unit_files: units
+                .iter()
+                .map(|(unit, files)| {
+                    (
+                        (*unit).to_owned(),
+                        files.iter().map(|f| (*f).to_owned()).collect(),
+                    )
+                })
+                .collect(),
+            ..Report::default()
+        }
+    }
+
+    fn reasons(report: &Report) -> Vec<(String, String)> {
+        refusals(report, &|_| true)
+            .into_iter()
+            .map(|(finding, reason)| {
+                let unit = finding
+                    .unit
+                    .as_ref()
+                    .map(|u| u.path.clone())
+                    .unwrap_or_default();
+                (unit, reason)
+            })
+            .collect()
+    }
+
+    const SHARED: &[(&str, &[&str])] = &[
+        ("dev", &["dev/kustomization.yaml", "base/vm.yaml"]),
+        ("prod", &["prod/kustomization.yaml", "base/vm.yaml"]),
+    ];
+
+    #[test]
+    fn one_edit_right_for_every_vm_of_a_shared_line_is_made() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let report = checked(
+            vec![
+                rendered(running, "dev", "dev", "spec.running"),
+                rendered(running, "prod", "prod", "spec.running"),
+            ],
+            SHARED,
+        );
+        assert_eq!(reasons(&report), []);
+    }
+
+    #[test]
+    fn a_shared_line_whose_vms_need_different_values_is_left() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let expected = "base/vm.yaml is shared by dev (dev/web), prod (prod/web), which need different values here; set the value in each overlay";
+        let report = checked(
+            vec![
+                rendered(running, "dev", "dev", "spec.running"),
+                rendered(running, "prod", "prod", "spec.runStrategy"),
+            ],
+            SHARED,
+        );
+        assert_eq!(
+            reasons(&report),
+            [
+                ("dev".to_owned(), expected.to_owned()),
+                ("prod".to_owned(), expected.to_owned())
+            ]
+        );
+
+        // One finding merged from both units, its fix marked as varying.
+        let mut merged = rendered(running, "dev", "dev", "spec.running");
+        merged.instances = vec![
+            Instance {
+                unit: unit("dev"),
+                object: vm("dev"),
+            },
+            Instance {
+                unit: unit("prod"),
+                object: vm("prod"),
+            },
+        ];
+        merged.fix.as_mut().unwrap().varies = true;
+        assert_eq!(
+            reasons(&report_of(merged)),
+            [("dev".to_owned(), expected.to_owned())]
+        );
+    }
+
+    fn report_of(finding: Finding) -> Report {
+        checked(vec![finding], SHARED)
+    }
+
+    #[test]
+    fn a_generated_identity_is_written_only_into_a_file_of_one_vm() {
+        let identity = &rules::FIRMWARE_IDENTITY_GENERATED;
+        // One VM rendered from a file that another unit reads too.
+        assert_eq!(
+            reasons(&report_of(rendered(identity, "dev", "dev", "spec.running"))),
+            [(
+                "dev".to_owned(),
+                "a generated identity is never written into base/vm.yaml, which several VMs are rendered from (the units dev, prod); set it in each overlay".to_owned()
+            )]
+        );
+        // Two VMs rendered from the file, in units that read nothing else in common.
+        let report = checked(
+            vec![
+                rendered(identity, "dev", "dev", "spec.running"),
+                rendered(identity, "prod", "prod", "spec.running"),
+            ],
+            &[("dev", &["base/vm.yaml"])],
+        );
+        assert_eq!(
+            reasons(&report)[0].1,
+            "a generated identity is never written into base/vm.yaml, which several VMs are rendered from (dev (dev/web), prod (prod/web)); set it in each overlay"
+        );
+        // The file of one VM only.
+        let alone = checked(
+            vec![rendered(identity, "dev", "dev", "spec.running")],
+            &[
+                ("dev", &["dev/kustomization.yaml", "base/vm.yaml"]),
+                ("prod", &["prod/vm.yaml"]),
+            ],
+        );
+        assert_eq!(reasons(&alone), []);
+    }
+
+    #[test]
+    fn only_fixable_findings_on_rendered_objects_are_judged() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let differing = || {
+            vec![
+                rendered(running, "dev", "dev", "spec.running"),
+                rendered(running, "prod", "prod", "spec.runStrategy"),
+            ]
+        };
+        let report_with = |change: &dyn Fn(&mut Finding)| {
+            let mut findings = differing();
+            change(&mut findings[1]);
+            checked(findings, SHARED)
+        };
+        assert_eq!(reasons(&report_with(&|f| f.unit = None)), []);
+        assert_eq!(reasons(&report_with(&|f| f.fix = None)), []);
+        assert_eq!(
+            reasons(&report_with(&|f| f.path = Some("spec.template".to_owned()))),
+            []
+        );
+        let report = checked(differing(), SHARED);
+        assert_eq!(refusals(&report, &|_| false), []);
+        let not_prod = |finding: &Finding| finding.unit.as_ref().unwrap().path != "prod";
+        assert_eq!(refusals(&report, &not_prod), []);
+        assert_eq!(refusals(&report, &|_| true).len(), 2);
+    }
+
+    fn root(text: &str) -> Node {
+        parse_stream(text, Limits::default())
+            .remove(0)
+            .unwrap()
+            .root
+    }
+
+    #[test]
+    fn a_fix_is_made_only_in_a_document_of_the_object_itself() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let finding = rendered(running, "dev", "dev", "spec.running");
+        let base =
+            root("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: web\n");
+        assert_eq!(wrong_document(&finding, &base), None);
+        let kustomization = root("kind: Kustomization\npatches: []\n");
+        assert_eq!(
+            wrong_document(&finding, &kustomization).as_deref(),
+            Some(
+                "the value comes from base/vm.yaml through a Kustomization, which kvlint does not edit; change it there by hand"
+            )
+        );
+        let json_patch = root("- op: remove\n  path: /spec/running\n");
+        assert_eq!(
+            wrong_document(&finding, &json_patch).as_deref(),
+            Some(
+                "the value comes from base/vm.yaml through a patch, which kvlint does not edit; change it there by hand"
+            )
+        );
+        let mut as_written = finding.clone();
+        as_written.unit = None;
+        assert_eq!(wrong_document(&as_written, &kustomization), None);
+    }
+
+    #[test]
+    fn the_object_edited_is_the_document_as_written() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let mut finding = rendered(running, "dev", "dev", "spec.running");
+        let base = root(
+            "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: base-web\n",
+        );
+        assert_eq!(
+            edited_object(&finding, &base),
+            Some(ObjectRef {
+                api_version: "kubevirt.io/v1alpha3".to_owned(),
+                kind: "VirtualMachine".to_owned(),
+                namespace: None,
+                name: "base-web".to_owned(),
+            })
+        );
+        let patch = root("kind: VirtualMachine\nmetadata:\n  name: web\n  namespace: team\n");
+        assert_eq!(
+            edited_object(&finding, &patch),
+            Some(ObjectRef {
+                namespace: Some("team".to_owned()),
+                ..vm("dev")
+            })
+        );
+        finding.unit = None;
+        assert_eq!(edited_object(&finding, &base), Some(vm("dev")));
+    }
+
+    #[test]
+    fn the_text_of_a_unit_file_a_fix_points_at_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let patch = dir.path().join("patch.yaml");
+        std::fs::write(&patch, "kind: VirtualMachine\n").unwrap();
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "kind: VirtualMachine\n").unwrap();
+        let name = |path: &Path| path.to_str().unwrap().to_owned();
+        let at = |file: &Path| {
+            let mut finding = rendered(&rules::DEPRECATED_RUNNING, "dev", "dev", "spec.running");
+            finding.location.file = Arc::from(name(file));
+            finding
+        };
+        let mut without_fix = at(&other);
+        without_fix.fix = None;
+        let mut not_rendered = at(&other);
+        not_rendered.unit = None;
+        let report = checked(
+            vec![at(&patch), without_fix, not_rendered],
+            &[("dev", &[&name(&patch), &name(&other)])],
+        );
+        let mut texts = BTreeMap::new();
+        add_patch_texts(&report, &mut texts);
+        let read: Vec<(&str, &str)> = texts.iter().map(|(f, t)| (&**f, t.as_str())).collect();
+        assert_eq!(read, [(name(&patch).as_str(), "kind: VirtualMachine\n")]);
+
+        // A text the run already has is kept; a file outside every unit is not read.
+        let mut texts = BTreeMap::from([(Arc::from(name(&patch)), "edited\n".to_owned())]);
+        let outside = checked(vec![at(&patch), at(&other)], &[("dev", &[&name(&patch)])]);
+        add_patch_texts(&outside, &mut texts);
+        let read: Vec<(&str, &str)> = texts.iter().map(|(f, t)| (&**f, t.as_str())).collect();
+        assert_eq!(read, [(name(&patch).as_str(), "edited\n")]);
+    }
 
     #[test]
     fn copies_keep_their_places() {

@@ -148,7 +148,200 @@ pub fn write(outcome: &mut Outcome) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::LeftAlone;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt as _;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::{LeftAlone, refusal, same_file, write};
+    use crate::commands::fix::run::{Applied, FileChange, Outcome};
+    use crate::rules::{self, FixKind};
+
+    fn file(dir: &Path, name: &str, text: &str) -> Arc<str> {
+        let path = dir.join(name);
+        fs::write(&path, text).unwrap();
+        Arc::from(path.to_str().unwrap())
+    }
+
+    fn set_mode(file: &str, mode: u32) {
+        fs::set_permissions(file, fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    /// One fix at line 3 of each file, turning `before` into `after`.
+    fn planned(changes: &[(&Arc<str>, &str, &str)]) -> Outcome {
+        Outcome {
+            applied: changes
+                .iter()
+                .map(|(file, _, _)| Applied {
+                    file: Arc::clone(file),
+                    line: 3,
+                    rule: &rules::MACHINE_TYPE_DEFAULTED,
+                    kind: FixKind::Safe,
+                    description: "write the machine type".to_owned(),
+                    object: None,
+                    fields: Vec::new(),
+                })
+                .collect(),
+            changes: changes
+                .iter()
+                .map(|(file, before, after)| FileChange {
+                    file: Arc::clone(file),
+                    before: (*before).to_owned(),
+                    after: (*after).to_owned(),
+                })
+                .collect(),
+            ..Outcome::default()
+        }
+    }
+
+    fn refusal_of(path: &Path) -> Option<LeftAlone> {
+        refusal(&fs::symlink_metadata(path).unwrap())
+    }
+
+    #[test]
+    fn only_a_writable_regular_file_with_one_link_may_be_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = file(dir.path(), "vm.yaml", "a: 1\n");
+        assert_eq!(refusal_of(Path::new(&*plain)), None);
+        set_mode(&plain, 0o200);
+        assert_eq!(
+            refusal_of(Path::new(&*plain)),
+            None,
+            "writable by its owner only"
+        );
+        set_mode(&plain, 0o444);
+        assert_eq!(refusal_of(Path::new(&*plain)), Some(LeftAlone::ReadOnly));
+        set_mode(&plain, 0o644);
+
+        let link = dir.path().join("link.yaml");
+        std::os::unix::fs::symlink(&*plain, &link).unwrap();
+        assert_eq!(refusal_of(&link), Some(LeftAlone::SymbolicLink));
+        assert_eq!(refusal_of(dir.path()), Some(LeftAlone::NotRegular));
+
+        let linked = file(dir.path(), "base.yaml", "a: 1\n");
+        fs::hard_link(&*linked, dir.path().join("other.yaml")).unwrap();
+        assert_eq!(
+            refusal_of(Path::new(&*linked)),
+            Some(LeftAlone::HardLinks(2))
+        );
+    }
+
+    /// The new text is prepared beside the file and renamed over it, which works only within
+    /// one filesystem: a file on another filesystem than the working directory (a tmpfs, where
+    /// there is one) is replaced all the same.
+    #[test]
+    fn a_file_on_another_filesystem_than_the_working_directory_is_replaced() {
+        use std::os::unix::fs::MetadataExt as _;
+
+        let cwd = fs::metadata(".").unwrap().dev();
+        let base = [Path::new("/dev/shm").to_path_buf(), std::env::temp_dir()]
+            .into_iter()
+            .find(|dir| fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.dev() != cwd))
+            .unwrap_or_else(std::env::temp_dir);
+        let dir = tempfile::tempdir_in(base).unwrap();
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        let mut outcome = planned(&[(&vm, "a: 1\n", "a: 2\n")]);
+        write(&mut outcome).unwrap();
+        assert_eq!(fs::read_to_string(&*vm).unwrap(), "a: 2\n");
+    }
+
+    #[test]
+    fn a_rewritten_file_is_not_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        let first = fs::symlink_metadata(&*vm).unwrap();
+        assert!(same_file(&first, &fs::symlink_metadata(&*vm).unwrap()));
+        fs::write(&*vm, "a: 12\n").unwrap();
+        assert!(!same_file(&first, &fs::symlink_metadata(&*vm).unwrap()));
+    }
+
+    #[test]
+    fn a_file_still_as_read_is_replaced_and_keeps_its_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        set_mode(&vm, 0o640);
+        let mut outcome = planned(&[(&vm, "a: 1\n", "a: 2\n")]);
+        write(&mut outcome).unwrap();
+        assert_eq!(fs::read_to_string(&*vm).unwrap(), "a: 2\n");
+        let mode = fs::metadata(&*vm).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert_eq!(outcome.applied.len(), 1);
+        assert_eq!(outcome.changes.len(), 1);
+        assert!(outcome.skipped.is_empty(), "{:?}", outcome.skipped);
+    }
+
+    #[test]
+    fn files_left_alone_keep_their_text_and_their_fixes_are_reported_as_not_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let edited = file(dir.path(), "edited.yaml", "a: 9\n");
+        let read_only = file(dir.path(), "read-only.yaml", "a: 1\n");
+        set_mode(&read_only, 0o444);
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        let mut outcome = planned(&[
+            (&edited, "a: 1\n", "a: 2\n"),
+            (&read_only, "a: 1\n", "a: 2\n"),
+            (&vm, "a: 1\n", "a: 2\n"),
+        ]);
+        write(&mut outcome).unwrap();
+        assert_eq!(fs::read_to_string(&*edited).unwrap(), "a: 9\n");
+        assert_eq!(fs::read_to_string(&*read_only).unwrap(), "a: 1\n");
+        assert_eq!(fs::read_to_string(&*vm).unwrap(), "a: 2\n");
+        let changed: Vec<&str> = outcome.changes.iter().map(|c| &*c.file).collect();
+        assert_eq!(changed, [&*vm]);
+        let applied: Vec<&str> = outcome.applied.iter().map(|a| &*a.file).collect();
+        assert_eq!(applied, [&*vm]);
+        let skipped: Vec<(&str, u32, &str)> = outcome
+            .skipped
+            .iter()
+            .map(|s| (&*s.file, s.line, s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                (
+                    &*edited,
+                    3,
+                    "not written: the file changed after kvlint read it; run kvlint fix again"
+                ),
+                (&*read_only, 3, "not written: it is read-only"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failure_stops_the_run_and_names_the_files_rewritten_and_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let read_only = file(dir.path(), "read-only.yaml", "a: 1\n");
+        set_mode(&read_only, 0o444);
+        let vm = file(dir.path(), "vm.yaml", "a: 1\n");
+        let gone: Arc<str> = Arc::from(dir.path().join("gone.yaml").to_str().unwrap());
+        let last = file(dir.path(), "last.yaml", "a: 1\n");
+        let mut outcome = planned(&[
+            (&read_only, "a: 1\n", "a: 2\n"),
+            (&vm, "a: 1\n", "a: 2\n"),
+            (&gone, "a: 1\n", "a: 2\n"),
+            (&last, "a: 1\n", "a: 2\n"),
+        ]);
+        let err = write(&mut outcome).unwrap_err().to_string();
+        assert!(
+            err.ends_with(&format!(
+                "; kvlint fix stopped: files rewritten: {vm}; files not rewritten: {read_only}, {gone}, {last}"
+            )),
+            "{err}"
+        );
+        assert!(err.starts_with(&*gone), "{err}");
+        assert_eq!(fs::read_to_string(&*vm).unwrap(), "a: 2\n");
+        assert_eq!(fs::read_to_string(&*last).unwrap(), "a: 1\n");
+
+        let mut first_fails = planned(&[(&gone, "a: 1\n", "a: 2\n")]);
+        let err = write(&mut first_fails).unwrap_err().to_string();
+        assert!(
+            err.ends_with(&format!(
+                "files rewritten: none; files not rewritten: {gone}"
+            )),
+            "{err}"
+        );
+    }
 
     #[test]
     fn a_file_left_alone_says_why_as_before() {
