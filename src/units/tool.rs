@@ -92,21 +92,8 @@ impl Tool {
             .args(&self.arguments)
             .arg(".")
             .args(options)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let child = command
-            .spawn()
-            .map_err(|err| BuildError::Failed(format!("cannot run {}: {err}", self.label)))?;
-        let finished = run_bounded(child, self.timeout)
-            .map_err(|problem| BuildError::Failed(format!("{}: {problem}", self.label)))?;
-        if finished.success {
-            String::from_utf8(finished.stdout)
-                .map_err(|_| BuildError::Failed(format!("{} printed invalid UTF-8", self.label)))
-        } else {
-            Err(BuildError::Refused(error_message(&finished.stderr)))
-        }
+            .current_dir(dir);
+        run_for_output(command, &self.label, self.timeout, error_message)
     }
 }
 
@@ -115,6 +102,31 @@ pub(super) struct Finished {
     pub(super) success: bool,
     pub(super) stdout: Vec<u8>,
     pub(super) stderr: String,
+}
+
+/// Runs a renderer (`label` in messages) for its standard output, bounded by `timeout`: a run
+/// that fails is `Refused` with the message `message` reads from its error output; one that
+/// cannot run or overruns a bound is `Failed`.
+pub(super) fn run_for_output(
+    mut command: Command,
+    label: &str,
+    timeout: Duration,
+    message: fn(&str) -> String,
+) -> Result<String, BuildError> {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| BuildError::Failed(format!("cannot run {label}: {err}")))?;
+    let finished = run_bounded(child, timeout)
+        .map_err(|problem| BuildError::Failed(format!("{label}: {problem}")))?;
+    if finished.success {
+        String::from_utf8(finished.stdout)
+            .map_err(|_| BuildError::Failed(format!("{label} printed invalid UTF-8")))
+    } else {
+        Err(BuildError::Refused(message(&finished.stderr)))
+    }
 }
 
 /// Why a tool's run gave no result.

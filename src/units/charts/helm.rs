@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::units::cache::{Store, ToolIdentity};
 use crate::units::outcome::BuildError;
-use crate::units::tool::{find_program, run_bounded, semantic_version};
+use crate::units::tool::{find_program, run_bounded, run_for_output, semantic_version};
 
 /// A `helm` program, ready to run.
 #[derive(Clone, Debug)]
@@ -62,23 +62,12 @@ impl Helm {
 
     /// Runs `helm template` with `arguments` (after `template`).
     pub(crate) fn template(&self, arguments: &[OsString]) -> Result<String, BuildError> {
-        let child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        command
             .arg("template")
             .args(arguments)
-            .env("HELM_NO_PLUGINS", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|err| BuildError::Failed(format!("cannot run {}: {err}", self.label)))?;
-        let finished = run_bounded(child, self.timeout)
-            .map_err(|problem| BuildError::Failed(format!("{}: {problem}", self.label)))?;
-        if finished.success {
-            String::from_utf8(finished.stdout)
-                .map_err(|_| BuildError::Failed(format!("{} printed invalid UTF-8", self.label)))
-        } else {
-            Err(BuildError::Refused(error_message(&finished.stderr)))
-        }
+            .env("HELM_NO_PLUGINS", "1");
+        run_for_output(command, &self.label, self.timeout, error_message)
     }
 }
 
