@@ -492,7 +492,8 @@ pub(crate) fn describes_vms(values: &Node) -> bool {
     }
 }
 
-fn mentions_kubevirt(text: &str) -> bool {
+/// Whether a text names KubeVirt objects: a cheap test before anything is parsed or rendered.
+pub(crate) fn mentions_kubevirt(text: &str) -> bool {
     text.contains("VirtualMachine") || text.contains("kubevirt.io")
 }
 

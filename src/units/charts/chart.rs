@@ -108,7 +108,7 @@ pub(super) fn mentions_kubevirt(files: &[PathBuf]) -> bool {
         .iter()
         .filter(|path| path.components().any(|c| c.as_os_str() == "templates"))
         .filter_map(|path| crate::source::read_file_text(path).ok())
-        .any(|text| text.contains("kubevirt.io") || text.contains("VirtualMachine"))
+        .any(|text| crate::units::helm::mentions_kubevirt(&text))
 }
 
 /// Copies the chart at `from` to `to` with its `values.yaml` emptied (Flux `valuesFiles`
