@@ -30,8 +30,10 @@ use crate::diag::Location;
 use crate::k8s::normalise_path;
 use crate::yaml::{self, Limits, Node, Span};
 
+#[cfg(test)]
+pub(crate) use post_build::variable_sources;
 pub(crate) use post_build::{
-    PostBuild, Unresolved, VariableSource, post_build, substitute, variable_sources,
+    PostBuild, Unresolved, VariableSource, post_build, substitute, variable_sources_in,
 };
 
 /// The API group of Flux's Kustomization.

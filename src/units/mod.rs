@@ -306,13 +306,7 @@ fn kustomize_tool(
     cache_root: Option<&Path>,
     rendering: &mut Rendering,
 ) -> Option<Tool> {
-    let timeout = Duration::from_secs(
-        context
-            .options
-            .timeout
-            .unwrap_or(DEFAULT_TIMEOUT_SECONDS)
-            .max(1),
-    );
+    let timeout = build_timeout(context.options);
     let store = cache_root.map(cache::Store::new);
     let tool = match Tool::find(context.options.command.as_deref(), timeout, store.as_ref()) {
         Ok(Some(tool)) => tool,
@@ -622,6 +616,11 @@ fn display_dir(dir: &Path) -> String {
 
 fn kustomization_location(root: &discover::Root) -> Location {
     Location::lines(Arc::clone(&root.kustomization.file), (1, 1), (1, 1))
+}
+
+/// How long one unit's build or rendering may take (`--kustomize-timeout`).
+fn build_timeout(options: &UnitOptions) -> Duration {
+    Duration::from_secs(options.timeout.unwrap_or(DEFAULT_TIMEOUT_SECONDS).max(1))
 }
 
 /// The units cache's root directory, unless `--no-cache`.

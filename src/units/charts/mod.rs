@@ -16,7 +16,6 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use rayon::prelude::*;
 
@@ -56,13 +55,7 @@ pub(super) fn render(
     if releases.is_empty() {
         return;
     }
-    let timeout = Duration::from_secs(
-        context
-            .options
-            .timeout
-            .unwrap_or(super::DEFAULT_TIMEOUT_SECONDS)
-            .max(1),
-    );
+    let timeout = super::build_timeout(context.options);
     let store = super::cache_root(context.options).map(|root| Store::new(&root));
     let helm = match Helm::find(
         context.options.helm_command.as_deref(),
@@ -163,17 +156,7 @@ fn discover(
         .clone()
         .or_else(|| super::repository_of(&anchors))?;
     let shown = super::shown_root(&anchors, &repository);
-    let sources: Vec<super::flux::VariableSource> = texts
-        .iter()
-        .filter(|(_, text)| text.contains("kind: ConfigMap") || text.contains("kind: Secret"))
-        .flat_map(|(file, text)| {
-            crate::yaml::parse_stream(text, crate::yaml::Limits::default())
-                .into_iter()
-                .flatten()
-                .filter_map(|doc| super::flux::variable_sources(file, &doc.root))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let sources = super::flux::variable_sources_in(texts);
     let mut found = Vec::new();
     for (file, text) in flux {
         found.extend(release::flux(file, text, &shown, &sources));

@@ -59,17 +59,7 @@ impl FluxInputs {
         let sources = if entries.is_empty() {
             Vec::new()
         } else {
-            texts
-                .iter()
-                .filter(|(_, text)| text.contains("ConfigMap") || text.contains("Secret"))
-                .flat_map(|(file, text)| {
-                    crate::yaml::parse_stream(text, crate::yaml::Limits::default())
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|doc| super::variable_sources(file, &doc.root))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
+            super::variable_sources_in(texts)
         };
         Self {
             entries,

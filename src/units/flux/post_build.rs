@@ -140,6 +140,22 @@ pub(crate) fn post_build(entry: &Entry, sources: &[VariableSource]) -> Option<Po
     })
 }
 
+/// The ConfigMaps and Secrets among the checked files' `texts` that `substituteFrom` (or a
+/// HelmRelease's `valuesFrom`) may name.
+pub(crate) fn variable_sources_in(texts: &[(Arc<str>, String)]) -> Vec<VariableSource> {
+    texts
+        .iter()
+        .filter(|(_, text)| text.contains("ConfigMap") || text.contains("Secret"))
+        .flat_map(|(file, text)| {
+            yaml::parse_stream(text, Limits::default())
+                .into_iter()
+                .flatten()
+                .filter_map(|doc| variable_sources(file, &doc.root))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The variable sources of a checked file: ConfigMaps (`data`) and Secrets (`data`, base64
 /// decoded, and `stringData`). In a SOPS-encrypted one (a `sops` key), values written as
 /// `ENC[…]` are sealed.
