@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::diag::Finding;
 use crate::k8s::{Object, RenderedIn};
 use crate::suppress::inline::Suppression;
-use crate::yaml::{Limits, Value};
+use crate::yaml::{Limits, Node, Value};
 
 use super::positions::{Outline, place_all};
 use super::release::Release;
@@ -23,9 +23,8 @@ pub(super) struct Read {
     pub sources: Vec<(Arc<str>, Arc<str>)>,
 }
 
-/// A template file read: as the report names it, its text, and how many of its documents
-/// came so far.
-type Template = (Arc<str>, Arc<str>, usize);
+/// A template file read: as the report names it, and its text.
+type Template = (Arc<str>, Arc<str>);
 
 /// One document of the output: the template file it came from (relative to the chart) and
 /// its text.
@@ -96,34 +95,43 @@ pub(super) fn read(
         unresolved: Vec::new(),
         variables: Vec::new(),
     });
-    // Each template file read once: its text and how many of its documents came so far.
-    let mut templates: BTreeMap<String, Option<Template>> = BTreeMap::new();
-    for document in documents(output) {
-        let Some(Ok(parsed)) = crate::yaml::parse_stream(&document.text, Limits::default())
-            .into_iter()
-            .next()
-        else {
-            continue;
-        };
-        let mut root = parsed.root;
-        if root.value == Value::Null {
-            continue;
-        }
-        let template = document.source.and_then(|source| {
-            templates
-                .entry(source.to_owned())
-                .or_insert_with(|| {
-                    let path = template_path(&release.chart, source)?;
-                    let text = crate::source::read_file_text(&path).ok()?;
-                    let display = crate::source::display_path(&path);
-                    Some((display, Arc::from(text), 0))
-                })
-                .as_mut()
-        });
-        let file = if let Some((display, text, seen)) = template {
-            Outline::new(text).place(*seen, &mut root);
-            *seen += 1;
-            Arc::clone(display)
+    let documents: Vec<(Option<&str>, Node)> = documents(output)
+        .into_iter()
+        .filter_map(|document| {
+            let parsed = crate::yaml::parse_stream(&document.text, Limits::default())
+                .into_iter()
+                .next()?
+                .ok()?;
+            (parsed.root.value != Value::Null).then_some((document.source, parsed.root))
+        })
+        .collect();
+    // Each template file read and outlined once, however many documents it renders.
+    let templates: BTreeMap<&str, Template> = documents
+        .iter()
+        .filter_map(|(source, _)| *source)
+        .collect::<BTreeSet<&str>>()
+        .into_iter()
+        .filter_map(|source| {
+            let path = template_path(&release.chart, source)?;
+            let text = crate::source::read_file_text(&path).ok()?;
+            Some((
+                source,
+                (crate::source::display_path(&path), Arc::from(text)),
+            ))
+        })
+        .collect();
+    let outlines: BTreeMap<&str, Outline<'_>> = templates
+        .iter()
+        .map(|(source, (_, text))| (*source, Outline::new(text)))
+        .collect();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (source, mut root) in documents {
+        let template = source.and_then(|source| Some((source, outlines.get(source)?)));
+        let file = if let Some((source, outline)) = template {
+            let nth = seen.entry(source).or_default();
+            outline.place(*nth, &mut root);
+            *nth += 1;
+            Arc::clone(&templates[source].0)
         } else {
             // A template of a packaged subchart: at the entry point's chart field.
             place_all(&mut root, release.at.span);
@@ -137,7 +145,8 @@ pub(super) fn read(
             object
         }));
     }
-    for (display, text, _) in templates.into_values().flatten() {
+    drop(outlines);
+    for (display, text) in templates.into_values() {
         if !scanned.insert(Arc::clone(&display)) {
             continue;
         }
