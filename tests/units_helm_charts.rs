@@ -36,8 +36,12 @@ fn helm_available(test: &str) -> bool {
 }
 
 fn fixture() -> tempfile::TempDir {
+    copy_of(FIXTURE)
+}
+
+fn copy_of(fixture: &str) -> tempfile::TempDir {
     let dir = common::git_repository(&[]);
-    common::copy_dir(Path::new(FIXTURE), dir.path());
+    common::copy_dir(Path::new(fixture), dir.path());
     dir
 }
 
@@ -554,5 +558,34 @@ spec:
     assert_eq!(
         in_template,
         ["KV3007 13:3 legacy/legacy-db via legacy, legacy-qa/legacy-db via charts"]
+    );
+}
+
+/// A template whose first part is left out by a false `if` and whose second prints a VM per
+/// item of a `range` (testdata/units/helm-parts): each VM is placed in the part that prints
+/// it, not in the first part of the file.
+#[test]
+fn documents_are_placed_in_the_template_part_that_prints_them() {
+    if !helm_available("documents_are_placed_in_the_template_part_that_prints_them") {
+        return;
+    }
+    let dir = copy_of("testdata/units/helm-parts");
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    // The findings of both VMs are at the lines of the VirtualMachine part (one finding
+    // lists both when code, position and message agree); none at the Service's lines.
+    let expected = concat!(
+        "KV1006 charts/vm/templates/vm.yaml:18:3-20:22 vms/db {UNIT} spec.instancetype\n",
+        "KV3007 charts/vm/templates/vm.yaml:21:3-21:11 vms/db {UNIT} spec.template.metadata.annotations[kubevirt.io/pci-topology-version]\n",
+        "KV3004 charts/vm/templates/vm.yaml:22:5-22:9 vms/db {UNIT} spec.template.spec.architecture\n",
+        "KV3003 charts/vm/templates/vm.yaml:23:7-23:13 vms/db {UNIT} spec.template.spec.domain.machine.type\n",
+        "KV3006 charts/vm/templates/vm.yaml:23:7-23:13 vms/db {UNIT} spec.template.spec.domain.firmware\n",
+        "KV3006 charts/vm/templates/vm.yaml:23:7-23:13 vms/web {UNIT} spec.template.spec.domain.firmware\n",
+    );
+    assert_eq!(
+        summary(&report),
+        expected.replace(
+            "{UNIT}",
+            "[helm:charts/vm via Application vms (argocd/vms.yaml:3)]"
+        )
     );
 }

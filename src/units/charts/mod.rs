@@ -7,6 +7,7 @@
 mod chart;
 mod helm;
 mod output;
+mod parts;
 mod positions;
 mod release;
 mod values;

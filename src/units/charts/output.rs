@@ -78,6 +78,27 @@ fn template_path(chart: &Path, source: &str) -> Option<std::path::PathBuf> {
         .then_some(path)
 }
 
+/// The part of its template each document was printed from (`parts::assign`, template by
+/// template); 0 for a document without a template read.
+fn parts_of(
+    documents: &[(Option<&str>, Node)],
+    outlines: &BTreeMap<&str, Outline<'_>>,
+) -> Vec<usize> {
+    let mut parts = vec![0; documents.len()];
+    for (source, outline) in outlines {
+        let (at, roots): (Vec<usize>, Vec<&Node>) = documents
+            .iter()
+            .enumerate()
+            .filter(|(_, (of, _))| of == &Some(*source))
+            .map(|(n, (_, root))| (n, root))
+            .unzip();
+        for (n, part) in at.into_iter().zip(super::parts::assign(outline, &roots)) {
+            parts[n] = part;
+        }
+    }
+    parts
+}
+
 /// Reads `output`, the release's rendering; objects without a namespace are in the release
 /// namespace. A template file not in `scanned` is scanned for suppression comments (and its
 /// text kept) and added to it: one comment, whatever the number of releases of the chart.
@@ -124,13 +145,11 @@ pub(super) fn read(
         .iter()
         .map(|(source, (_, text))| (*source, Outline::new(text)))
         .collect();
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    for (source, mut root) in documents {
+    let parts = parts_of(&documents, &outlines);
+    for ((source, mut root), part) in documents.into_iter().zip(parts) {
         let template = source.and_then(|source| Some((source, outlines.get(source)?)));
         let file = if let Some((source, outline)) = template {
-            let nth = seen.entry(source).or_default();
-            outline.place(*nth, &mut root);
-            *nth += 1;
+            outline.place(part, &mut root);
             Arc::clone(&templates[source].0)
         } else {
             // A template of a packaged subchart: at the entry point's chart field.

@@ -82,6 +82,31 @@ impl<'t> Outline<'t> {
         self.place_node(lines, root, &mut path, first);
     }
 
+    /// The number of parts (`---`) of the template that write anything.
+    pub(super) fn parts(&self) -> usize {
+        self.documents.len()
+    }
+
+    /// How well `root`, a printed document, fits the template's `part`: the number of its
+    /// fields (at most `FIT_BUDGET` looked at) that the part writes where the document has
+    /// them, or None when the part writes a literal `kind:` other than the document's.
+    pub(super) fn fit(&self, part: usize, root: &Node) -> Option<usize> {
+        let lines = self.documents.get(part)?;
+        let literal_kind = follow(lines, &[Step::Key("kind".to_owned())])
+            .and_then(|line| Some(self.line_text(line).get(line.value_column?..)?.trim()))
+            .filter(|kind| !kind.contains("{{"))
+            .map(|kind| kind.trim_matches(['"', '\'']));
+        if let (Some(written), Some(printed)) =
+            (literal_kind, root.get("kind").and_then(Node::as_str))
+            && written != printed
+        {
+            return None;
+        }
+        let mut budget = FIT_BUDGET;
+        let mut path = Vec::new();
+        Some(fields_written(lines, root, &mut path, &mut budget))
+    }
+
     fn place_node(&self, lines: &[Line], node: &mut Node, path: &mut Vec<Step>, parent: Span) {
         let found = if path.is_empty() {
             None
@@ -161,6 +186,43 @@ impl<'t> Outline<'t> {
             end: at(to.max(from)),
         }
     }
+}
+
+/// How many of a document's fields `Outline::fit` follows into a part at most.
+const FIT_BUDGET: usize = 256;
+
+/// The fields below `node` (at `path`) that `lines` write, counting each field looked at
+/// against `budget`.
+fn fields_written(lines: &[Line], node: &Node, path: &mut Vec<Step>, budget: &mut usize) -> usize {
+    let mut written = 0;
+    let visit = |step: Step, child: &Node, path: &mut Vec<Step>, budget: &mut usize| {
+        if *budget == 0 {
+            return 0;
+        }
+        *budget -= 1;
+        path.push(step);
+        let found = if follow(lines, path).is_some() {
+            1 + fields_written(lines, child, path, budget)
+        } else {
+            0
+        };
+        path.pop();
+        found
+    };
+    match &node.value {
+        Value::Map(map) => {
+            for entry in map {
+                written += visit(Step::Key(entry.key.clone()), &entry.value, path, budget);
+            }
+        }
+        Value::Seq(items) => {
+            for (n, item) in items.iter().enumerate() {
+                written += visit(Step::Index(n), item, path, budget);
+            }
+        }
+        _ => {}
+    }
+    written
 }
 
 /// Gives every node of `node` the span `span`.
