@@ -458,3 +458,100 @@ fn the_repository_root_as_path_is_generated_too() {
         "{report:#}"
     );
 }
+
+/// A GitRepository whose `spec.ignore` keeps only `clusters/` and `apps/` (Flux's documented
+/// pattern for a monorepo) and leaves out `apps/web/drafts/` and one generated file: a Kustomization whose path is
+/// left out, and one whose kustomization lists a left-out file, fail to build in Flux (KV0020,
+/// with the pattern as related location), and their VMs are checked as written. A generated
+/// path lists only what both `spec.ignore` and `.sourceignore` keep.
+#[test]
+fn what_the_git_repository_leaves_out_of_the_artifact_fails_the_flux_build() {
+    if !kustomize_available(
+        "what_the_git_repository_leaves_out_of_the_artifact_fails_the_flux_build",
+    ) {
+        return;
+    }
+    let source = "apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 1m
+  url: https://example.com/fleet.git
+  ignore: |
+    /*
+    !/clusters
+    !/apps
+    apps/web/drafts/
+    apps/generated/draft.yaml
+---
+";
+    let sync = format!(
+        "{source}{}---\n{}---\n{}",
+        flux_kustomization("web", "./apps/web", ""),
+        flux_kustomization("infra", "./infrastructure", ""),
+        flux_kustomization("generated", "./apps/generated", ""),
+    );
+    let repo = common::git_repository(&[
+        ("clusters/prod/flux-system/gotk-sync.yaml", &sync),
+        (
+            "apps/web/kustomization.yaml",
+            "resources:\n  - vm.yaml\n  - drafts/next.yaml\n",
+        ),
+        ("apps/web/vm.yaml", &vm("web", "from-web")),
+        ("apps/web/drafts/next.yaml", &vm("next", "from-draft")),
+        (
+            "infrastructure/kustomization.yaml",
+            "resources:\n  - vm.yaml\n",
+        ),
+        ("infrastructure/vm.yaml", &vm("infra", "from-infra")),
+        ("apps/generated/kept.yaml", &vm("kept", "from-kept")),
+        ("apps/generated/old.yaml", &vm("old", "from-old")),
+        (
+            "apps/generated/draft.yaml",
+            &vm("draft", "from-generated-draft"),
+        ),
+        ("apps/.sourceignore", "generated/old.yaml\n"),
+    ]);
+    let report = check(repo.path(), &["--no-cache"]);
+    let failed: Vec<String> = diagnostics(&report)
+        .iter()
+        .filter(|d| d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{}:{}:{} {} | {}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["message"].as_str().unwrap(),
+                d["related"][0]["file"].as_str().unwrap(),
+                d["related"][0]["line"],
+                d["related"][0]["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "apps/web/kustomization.yaml:3:5 Flux cannot build apps/web: `drafts/next.yaml` is left out of the source artifact by `apps/web/drafts/`, so kustomize-controller does not find it | clusters/prod/flux-system/gotk-sync.yaml:13 `apps/web/drafts/` excludes it",
+            "clusters/prod/flux-system/gotk-sync.yaml:39:9 Flux cannot build infrastructure: `./infrastructure` is left out of the source artifact by `/*`, so kustomize-controller does not find it | clusters/prod/flux-system/gotk-sync.yaml:10 `/*` excludes it",
+        ],
+        "{report:#}"
+    );
+    // The units that fail are checked as written. The generated path leaves out what
+    // `spec.ignore` excludes; `old.yaml` is listed: `spec.ignore` is read after the
+    // `.sourceignore` files, and its `!/apps` re-includes everything below `apps/`.
+    for (instancetype, unit) in [
+        ("from-web", Value::Null),
+        ("from-draft", Value::Null),
+        ("from-infra", Value::Null),
+        ("from-generated-draft", Value::Null),
+        ("from-old", Value::from("apps/generated")),
+        ("from-kept", Value::from("apps/generated")),
+    ] {
+        let found = unresolved(&report, instancetype);
+        assert_eq!(found.len(), 1, "{instancetype}: {report:#}");
+        assert_eq!(found[0]["unit"]["path"], unit, "{instancetype}: {report:#}");
+    }
+}

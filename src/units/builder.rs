@@ -368,6 +368,27 @@ pub(super) fn unbuildable_finding(
             reference,
             "outside the repository, which kvlint does not read",
         ),
+        discover::Unbuildable::LeftOut {
+            file,
+            reference,
+            pattern,
+            at,
+        } => {
+            let exclusion = super::flux::Exclusion {
+                pattern: pattern.clone(),
+                at: at.clone(),
+            };
+            let location = Location {
+                file: Arc::clone(file),
+                span: reference.span,
+            };
+            return super::flux::listed_left_out(
+                &display_dir(&root.dir),
+                location,
+                &reference.value,
+                &exclusion,
+            );
+        }
     };
     Finding::new(
         &rules::UNIT_NOT_RENDERED,

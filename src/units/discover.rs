@@ -26,6 +26,14 @@ pub(crate) enum Unbuildable {
         file: Arc<str>,
         reference: Reference,
     },
+    /// A path Flux's source artifact leaves out (`pattern`, written at `at`; None for one of
+    /// source-controller's defaults): kustomize-controller's build does not find it.
+    LeftOut {
+        file: Arc<str>,
+        reference: Reference,
+        pattern: String,
+        at: Option<crate::diag::Location>,
+    },
 }
 
 /// A root and what its build reads.

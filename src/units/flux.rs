@@ -9,6 +9,7 @@
 //! each object (`envsubst`); an expression whose variable kvlint cannot read (SOPS) stays as
 //! written, and its place is reported so that the field is not judged.
 
+mod artifact;
 mod generated;
 pub(super) mod jobs;
 mod post_build;
@@ -30,11 +31,13 @@ use crate::diag::Location;
 use crate::k8s::normalise_path;
 use crate::yaml::{self, Limits, Node, Span};
 
+pub(crate) use artifact::listed_left_out;
 #[cfg(test)]
 pub(crate) use post_build::variable_sources;
 pub(crate) use post_build::{
     PostBuild, Unresolved, VariableSource, post_build, substitute, variable_sources_in,
 };
+pub(crate) use sourceignore::Exclusion;
 
 /// The API group of Flux's Kustomization.
 const GROUP: &str = "kustomize.toolkit.fluxcd.io";

@@ -10,10 +10,11 @@
 //! there.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
 
-use super::sourceignore::{self, SourceIgnore};
+use super::sourceignore::{self, SourceIgnore, SpecIgnore, Written};
 use crate::k8s::normalise_path;
 use crate::units::kustomization::FILE_NAMES;
 use crate::yaml::{self, Limits, Node, Value};
@@ -66,8 +67,13 @@ pub(crate) enum Problem {
 }
 
 /// The kustomization Flux generates for `dir` (no kustomization in it), inside the repository
-/// whose root is `root`; both as the report names paths.
-pub(crate) fn generate(root: &Path, dir: &Path) -> Result<Generated, Problem> {
+/// whose root is `root`, both as the report names paths; `spec_ignore` is the GitRepository's
+/// `spec.ignore` (its text and where it is written), when the source is known.
+pub(crate) fn generate(
+    root: &Path,
+    dir: &Path,
+    spec_ignore: Option<&SpecIgnore>,
+) -> Result<Generated, Problem> {
     let relative =
         sourceignore::repository_relative(root, dir).ok_or_else(|| Problem::Unreadable {
             path: dir.to_path_buf(),
@@ -76,7 +82,7 @@ pub(crate) fn generate(root: &Path, dir: &Path) -> Result<Generated, Problem> {
     let mut scan = Scan {
         root,
         base: dir,
-        ignore_files: ancestor_ignore_files(root, &relative),
+        ignore_files: sourceignore::ancestor_ignore_files(root, &relative),
         entries: 0,
         resources: Vec::new(),
         files: Vec::new(),
@@ -90,15 +96,22 @@ pub(crate) fn generate(root: &Path, dir: &Path) -> Result<Generated, Problem> {
         .iter()
         .filter_map(|file| Some((file.clone(), crate::source::read_file_text(file).ok()?)))
         .collect();
-    let domains: Vec<(PathBuf, &str)> = texts
+    let domains: Vec<(PathBuf, Arc<str>, &str)> = texts
         .iter()
         .map(|(file, text)| {
             let dir = file.parent().unwrap_or(Path::new(""));
             let domain = sourceignore::repository_relative(root, dir).unwrap_or_default();
-            (domain, text.as_str())
+            (domain, crate::source::display_path(file), text.as_str())
         })
         .collect();
-    let ignore = SourceIgnore::new(domains.iter().map(|(d, t)| (d.as_path(), *t)));
+    let ignore = sourceignore::with_spec_ignore(
+        SourceIgnore::new(
+            domains
+                .iter()
+                .map(|(domain, file, text)| (domain.as_path(), *text, Written::File(file))),
+        ),
+        spec_ignore,
+    );
     scan.walk(dir, &ignore, 0)?;
     let kustomization = if scan.resources.is_empty() {
         json!({
@@ -237,28 +250,6 @@ fn is_yaml_name(path: &Path) -> bool {
         .is_some_and(|dot| matches!(&name[dot..], ".yaml" | ".yml"))
 }
 
-/// The `.sourceignore` files of the repository root and of each directory down to `relative`
-/// (excluded), as the report names them.
-fn ancestor_ignore_files(root: &Path, relative: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dir = root.to_path_buf();
-    let mut push = |dir: &Path| {
-        let file = normalise_path(&dir.join(sourceignore::FILE_NAME));
-        if std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-            out.push(file);
-        }
-    };
-    let components: Vec<_> = relative.components().collect();
-    for (n, component) in components.iter().enumerate() {
-        push(&dir);
-        if n + 1 == components.len() {
-            break;
-        }
-        dir.push(component);
-    }
-    out
-}
-
 /// The `.sourceignore` files of `dir` and below, a directory's before those of its
 /// subdirectories (sorted by name), as source-controller loads them.
 fn collect_ignore_files(
@@ -383,7 +374,7 @@ mod tests {
                 ("apps/images/logo.png", "png"),
             ],
         );
-        let generated = generate(root, &root.join("apps")).unwrap();
+        let generated = generate(root, &root.join("apps"), None).unwrap();
         assert_eq!(
             generated.kustomization["resources"],
             json!(["./a.yml", "./b.yaml", "./nested", "./sub/d.yaml"])
@@ -406,7 +397,7 @@ mod tests {
             temp.path(),
             &[("empty/readme.md", "x"), (".sourceignore", "")],
         );
-        let generated = generate(temp.path(), &temp.path().join("empty")).unwrap();
+        let generated = generate(temp.path(), &temp.path().join("empty"), None).unwrap();
         assert_eq!(generated.kustomization["namespace"], "_placeholder");
         assert!(generated.kustomization.get("resources").is_none());
         assert_eq!(generated.ignore_files, [temp.path().join(".sourceignore")]);
@@ -416,7 +407,7 @@ mod tests {
     fn a_file_that_is_not_kubernetes_fails_the_generation() {
         let temp = tempfile::tempdir().unwrap();
         write(temp.path(), &[("apps/values.yaml", "replicas: 1\n")]);
-        let problem = generate(temp.path(), &temp.path().join("apps")).unwrap_err();
+        let problem = generate(temp.path(), &temp.path().join("apps"), None).unwrap_err();
         assert_eq!(
             problem,
             Problem::NotKubernetes {

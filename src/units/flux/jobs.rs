@@ -7,7 +7,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::artifact::{self, GitSource};
 use super::generated::{self, Generated, Problem};
+use super::sourceignore::{Artifact, SpecIgnore};
 use super::{Entry, PostBuild, VariableSource};
 use crate::diag::{Finding, Location, Related, UnitKind, UnitRef};
 use crate::k8s::normalise_path;
@@ -38,6 +40,7 @@ pub(in crate::units) struct FluxJobs {
 pub(in crate::units) struct FluxInputs {
     entries: Vec<Entry>,
     sources: Vec<VariableSource>,
+    git_sources: Vec<GitSource>,
     entry_points: BTreeSet<Arc<str>>,
 }
 
@@ -56,14 +59,21 @@ impl FluxInputs {
             .flat_map(|(file, text)| super::entries(file, text))
             .collect();
         chain(&mut entries, rendered);
-        let sources = if entries.is_empty() {
-            Vec::new()
+        let (sources, git_sources) = if entries.is_empty() {
+            (Vec::new(), Vec::new())
         } else {
-            super::variable_sources_in(texts)
+            (
+                super::variable_sources_in(texts),
+                texts
+                    .iter()
+                    .flat_map(|(file, text)| artifact::git_sources(file, text))
+                    .collect(),
+            )
         };
         Self {
             entries,
             sources,
+            git_sources,
             entry_points,
         }
     }
@@ -119,6 +129,7 @@ pub(in crate::units) fn flux_jobs(
     let FluxInputs {
         entries,
         sources,
+        git_sources,
         entry_points,
     } = inputs;
     let mut out = FluxJobs {
@@ -133,12 +144,29 @@ pub(in crate::units) fn flux_jobs(
         return out;
     };
     let shown_root = normalise_path(shown_root);
+    // One view of the artifact per GitRepository (its `spec.ignore`), read as needed.
+    let mut artifacts: BTreeMap<Option<(Option<&str>, &str)>, Artifact<'_>> = BTreeMap::new();
     for entry in entries {
         let dir = crate::units::within_working_directory(entry.directory(&shown_root));
+        let source = artifact::source_of(&entry, &git_sources);
+        let spec_ignore = source.and_then(|source| source.ignore.as_ref());
+        let artifact = artifacts
+            .entry(source.map(|source| (source.namespace.as_deref(), source.name.as_str())))
+            .or_insert_with(|| Artifact::new(&shown_root, spec_ignore));
+        let left_out = artifact.excluded_by(&dir, true);
         let (mut root, generated) = match tree.root(&dir) {
+            // Still the entry's unit, so that it is not built again as a bare root.
+            Some(root) if left_out.is_some() => {
+                (artifact::path_left_out(&entry, root, left_out), None)
+            }
             Some(root) => (root, None),
+            None if let Some(exclusion) = left_out => {
+                out.findings
+                    .push(artifact::generated_path_left_out(&entry, &dir, &exclusion));
+                continue;
+            }
             None if resolve::resolve_dir(&dir).is_ok_and(|real| real.is_dir()) => {
-                match generated_root(&entry, &shown_root, &dir, tree) {
+                match generated_root(&entry, &shown_root, &dir, tree, spec_ignore) {
                     Ok((root, generated)) => (root, Some(generated)),
                     Err(finding) => {
                         out.findings.push(*finding);
@@ -176,6 +204,8 @@ pub(in crate::units) fn flux_jobs(
                 merge(&mut root, extra);
             }
         }
+        let left_out = artifact::left_out(&root, tree, artifact);
+        root.unbuildable.extend(left_out);
         let post_build = super::post_build(&entry, &sources).map(|mut post_build| {
             out.findings.append(&mut post_build.findings);
             post_build
@@ -221,13 +251,14 @@ fn generated_root(
     shown_root: &Path,
     dir: &Path,
     tree: &mut discover::Tree,
+    spec_ignore: Option<&SpecIgnore>,
 ) -> Result<(discover::Root, serde_json::Value), Box<Finding>> {
     let Generated {
         kustomization,
         files,
         directories,
         ignore_files,
-    } = generated::generate(shown_root, dir)
+    } = generated::generate(shown_root, dir, spec_ignore)
         .map_err(|problem| generation_failed(entry, dir, problem))?;
     let references = kustomization
         .get("resources")
