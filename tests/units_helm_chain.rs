@@ -37,12 +37,14 @@ fn tools_available(test: &str) -> bool {
     found
 }
 
-/// The report of `kvlint check <path>` in a copy of the fixture.
-fn check(path: &str) -> Value {
+/// The report of `kvlint check <paths>` in a copy of the fixture.
+fn check(paths: &[&str]) -> Value {
     let dir = common::git_repository(&[]);
     common::copy_dir(Path::new(FIXTURE), dir.path());
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
-        .args(["check", path, "--format", "json", "--fail-on", "none"])
+        .arg("check")
+        .args(paths)
+        .args(["--format", "json", "--fail-on", "none"])
         .args(["--catalog", "none", "--no-cache"])
         .current_dir(dir.path())
         .output()
@@ -102,7 +104,7 @@ fn a_helm_release_is_rendered_as_the_unit_that_applies_it_renders_it() {
     if !tools_available("a_helm_release_is_rendered_as_the_unit_that_applies_it_renders_it") {
         return;
     }
-    let report = check(".");
+    let report = check(&["."]);
     // Only the patched sizes are unknown: each release is rendered once, with the patched
     // values, in the substituted namespace.
     assert_eq!(
@@ -141,6 +143,16 @@ fn a_helm_release_only_a_unit_renders_is_rendered() {
         return;
     }
     // Only the Flux Kustomization is checked: the HelmRelease is in its unit's output alone.
-    let report = check("clusters");
+    let report = check(&["clusters"]);
+    assert_eq!(findings(&report, "KV1006"), [PATCHED_SIZE]);
+}
+
+#[test]
+fn a_changed_overlay_of_a_helm_release_reports_the_findings_of_its_chart() {
+    if !tools_available("a_changed_overlay_of_a_helm_release_reports_the_findings_of_its_chart") {
+        return;
+    }
+    // The patch that writes the unknown size is the change: the chart's finding is its.
+    let report = check(&["--index", ".", "apps/prod/kustomization.yaml"]);
     assert_eq!(findings(&report, "KV1006"), [PATCHED_SIZE]);
 }
