@@ -64,6 +64,7 @@ mod units_fixes;
 mod units_flux;
 mod units_flux_generated;
 mod units_helm;
+mod units_helm_chain;
 mod units_helm_charts;
 mod units_hooks;
 mod units_ignore;

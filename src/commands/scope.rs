@@ -92,8 +92,9 @@ impl<'a> Coverage<'a> {
     }
 
     /// A finding located in the scope or pointing into it, or about an object rendered in a
-    /// touched unit or in a unit whose entry point (the Flux Kustomization or Argo CD Application
-    /// that names it and sets its options) is in the scope.
+    /// touched unit or in a unit whose entry point (the Flux Kustomization or HelmRelease, or Argo
+    /// CD Application, that names it and sets its options) is in the scope or rendered by a
+    /// touched unit.
     fn finding(&self, finding: &Finding) -> bool {
         self.scope.covers(finding)
             || finding
@@ -103,10 +104,13 @@ impl<'a> Coverage<'a> {
                 .chain(finding.instances.iter().map(|i| &i.unit))
                 .any(|unit| {
                     self.touched_units.contains(unit.path.as_str())
-                        || unit
-                            .via
-                            .as_ref()
-                            .is_some_and(|via| self.scope.contains(&via.file))
+                        || unit.via.as_ref().is_some_and(|via| {
+                            self.scope.contains(&via.file)
+                                || via
+                                    .unit
+                                    .as_deref()
+                                    .is_some_and(|parent| self.touched_units.contains(parent))
+                        })
                 })
     }
 

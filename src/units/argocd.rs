@@ -31,7 +31,7 @@ pub(crate) use shadow::{Shadow, Shadowed};
 use shadow::{not_written, shadow_kustomization};
 
 /// The API group of Argo CD's kinds.
-const GROUP: &str = "argoproj.io";
+pub(super) const GROUP: &str = "argoproj.io";
 /// Text a file holding Argo CD objects contains.
 pub(super) const MARKER: &str = "apiVersion: argoproj.io/";
 
@@ -495,29 +495,8 @@ pub(super) fn stage(
     let Some(repository) = repository else {
         return Vec::new();
     };
-    let mut apps = Vec::new();
-    for (file, text) in texts.iter().filter(|(_, text)| text.contains(MARKER)) {
-        let replaced = |node: &Node| is_replaced(file, node, rendered);
-        let (mut found, mut findings) = applications_except(file, text, repository, &replaced);
-        apps.append(&mut found);
-        rendering.findings.append(&mut findings);
-    }
-    let mut chained = (Vec::new(), Vec::new());
-    for entry in rendered.of_kinds(GROUP, &["Application", "ApplicationSet"]) {
-        let before = chained.0.len();
-        applications_of(
-            &entry.file,
-            &entry.text,
-            &entry.node,
-            repository,
-            &mut chained,
-        );
-        for app in &mut chained.0[before..] {
-            app.via.unit = Some(entry.unit.clone());
-        }
-    }
-    apps.append(&mut chained.0);
-    rendering.findings.append(&mut chained.1);
+    let (apps, mut findings) = applications_as_applied(texts, repository, rendered);
+    rendering.findings.append(&mut findings);
     if apps.is_empty() {
         return Vec::new();
     }
@@ -577,6 +556,31 @@ pub(super) fn stage(
         });
     }
     jobs
+}
+
+/// The Applications the controller applies: those of the checked files `texts` that no unit
+/// renders, then those the units render (`rendered`), which name the unit in their `via`;
+/// with findings about what kvlint cannot expand.
+pub(super) fn applications_as_applied(
+    texts: &[(Arc<str>, String)],
+    repository: &Path,
+    rendered: &super::chain::Rendered,
+) -> (Vec<App>, Vec<Finding>) {
+    let mut out = (Vec::new(), Vec::new());
+    for (file, text) in texts.iter().filter(|(_, text)| text.contains(MARKER)) {
+        let replaced = |node: &Node| is_replaced(file, node, rendered);
+        let (mut found, mut findings) = applications_except(file, text, repository, &replaced);
+        out.0.append(&mut found);
+        out.1.append(&mut findings);
+    }
+    for entry in rendered.of_kinds(GROUP, &["Application", "ApplicationSet"]) {
+        let before = out.0.len();
+        applications_of(&entry.file, &entry.text, &entry.node, repository, &mut out);
+        for app in &mut out.0[before..] {
+            app.via.unit = Some(entry.unit.clone());
+        }
+    }
+    out
 }
 
 /// Whether the Argo CD object `node`, written in `file`, is replaced by one a unit renders.

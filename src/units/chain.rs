@@ -1,6 +1,6 @@
-//! Entry points rendered by other units (design §3.4): a Flux Kustomization or an Argo CD
-//! Application/ApplicationSet in a unit's build output is applied by the controller as
-//! rendered, so it replaces the same object read as written (its options are the rendered
+//! Entry points rendered by other units (design §3.4): a Flux Kustomization or HelmRelease, or
+//! an Argo CD Application/ApplicationSet, in a unit's build output is applied by the controller
+//! as rendered, so it replaces the same object read as written (its options are the rendered
 //! ones) and the units it names are built in turn, until no new entry point appears.
 
 use std::collections::BTreeSet;
@@ -17,10 +17,11 @@ pub(super) const MAX_ROUNDS: usize = 8;
 
 const FLUX_GROUP: &str = "kustomize.toolkit.fluxcd.io";
 const ARGO_GROUP: &str = "argoproj.io";
+pub(super) const HELM_GROUP: &str = "helm.toolkit.fluxcd.io";
 
 /// Text a build output holds when it may render entry points.
 pub(super) fn may_hold_entries(output: &str) -> bool {
-    output.contains(FLUX_GROUP) || output.contains(ARGO_GROUP)
+    output.contains(FLUX_GROUP) || output.contains(ARGO_GROUP) || output.contains(HELM_GROUP)
 }
 
 /// The entry points among the rendered objects of the unit reported as `unit`.
@@ -56,6 +57,7 @@ impl RenderedEntry {
         let entry_kind = match object.group.as_str() {
             FLUX_GROUP => object.kind == "Kustomization",
             ARGO_GROUP => matches!(object.kind.as_str(), "Application" | "ApplicationSet"),
+            HELM_GROUP => object.kind == "HelmRelease",
             _ => false,
         };
         if !entry_kind {
@@ -98,6 +100,11 @@ impl RenderedEntry {
     fn identity(&self) -> (&str, Option<&str>, &str) {
         (&self.kind, self.namespace.as_deref(), &self.name)
     }
+
+    /// Whether it names units to build: a HelmRelease names a chart, rendered after the chain.
+    fn plans_units(&self) -> bool {
+        self.kind != "HelmRelease"
+    }
 }
 
 /// The entry points rendered in one round, without duplicates, in a deterministic order.
@@ -133,7 +140,7 @@ impl Rendered {
 
     /// The info about a chain still changing after the last round kvlint builds.
     pub(super) fn still_changing(&self) -> Option<Finding> {
-        let entry = self.entries.first()?;
+        let entry = self.entries.iter().find(|entry| entry.plans_units())?;
         Some(Finding::new(
             &rules::UNIT_NOT_RENDERED,
             entry.location(),
@@ -147,14 +154,18 @@ impl Rendered {
         self.entries.is_empty()
     }
 
-    /// Whether two rounds rendered the same entry points.
+    /// Whether two rounds rendered the same entry points that plan units (the next round would
+    /// build the same units).
     pub(super) fn same_as(&self, other: &Self) -> bool {
-        self.entries.len() == other.entries.len()
-            && self
+        let planning = |rendered: &'_ Self| {
+            rendered
                 .entries
                 .iter()
-                .zip(&other.entries)
-                .all(|(a, b)| a.file == b.file && a.line == b.line && a.json == b.json)
+                .filter(|entry| entry.plans_units())
+                .map(|entry| (Arc::clone(&entry.file), entry.line, entry.json.clone()))
+                .collect::<Vec<_>>()
+        };
+        planning(self) == planning(other)
     }
 
     /// The rendered entry points of `group` and one of `kinds`.
@@ -191,5 +202,118 @@ impl Rendered {
                     || (entry.name == name
                         && (namespace.is_none() || entry.namespace.as_deref() == namespace)))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{LoadOptions, load_text};
+
+    const KUSTOMIZATION: &str = "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  path: ./apps
+";
+
+    fn release(namespace: &str) -> String {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: vms
+  namespace: flux-system
+spec:
+  targetNamespace: {namespace}
+"
+        )
+    }
+
+    fn entries(file: &str, text: &str) -> Vec<RenderedEntry> {
+        let loaded = load_text(&Arc::from(file), text, &LoadOptions::default());
+        entries_of(&loaded.objects, "clusters/prod")
+    }
+
+    #[test]
+    fn flux_helm_releases_are_entry_points_of_a_build_output() {
+        let text = format!(
+            "{KUSTOMIZATION}---\n{}---
+apiVersion: helm.fluxcd.io/v1
+kind: HelmRelease
+metadata:
+  name: operator
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: values
+",
+            release("vms-prod")
+        );
+        assert!(may_hold_entries(&release("vms")));
+        assert!(!may_hold_entries(
+            "apiVersion: helm.fluxcd.io/v1\nkind: HelmRelease\n"
+        ));
+        let found = entries("apps/release.yaml", &text);
+        let found: Vec<(&str, Option<&str>, &str, u32, &str)> = found
+            .iter()
+            .map(|e| {
+                let (kind, namespace, name) = e.identity();
+                (kind, namespace, name, e.line, e.unit.as_str())
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "Kustomization",
+                    Some("flux-system"),
+                    "apps",
+                    2,
+                    "clusters/prod"
+                ),
+                (
+                    "HelmRelease",
+                    Some("flux-system"),
+                    "vms",
+                    10,
+                    "clusters/prod"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_changed_helm_release_adds_no_round_but_replaces_the_written_one() {
+        let ks = entries("apps/ks.yaml", KUSTOMIZATION);
+        let prod = entries("apps/release.yaml", &release("vms-prod"));
+        let staging = entries("apps/release.yaml", &release("vms-staging"));
+        let first = Rendered::scan([ks.as_slice(), prod.as_slice()]);
+        let second = Rendered::scan([ks.as_slice(), staging.as_slice()]);
+        assert!(first.same_as(&second));
+        assert!(first.same_as(&Rendered::scan([ks.as_slice()])));
+        assert!(!first.same_as(&Rendered::scan([prod.as_slice()])));
+        // A chain that keeps changing is reported at an entry point that plans units.
+        let changing = first.still_changing().unwrap();
+        assert_eq!(&*changing.location.file, "apps/ks.yaml");
+        assert!(Rendered::scan([prod.as_slice()]).still_changing().is_none());
+        assert!(first.replaces("apps/release.yaml", 2, "HelmRelease", None, "other"));
+        assert!(first.replaces(
+            "base/vms.yaml",
+            1,
+            "HelmRelease",
+            Some("flux-system"),
+            "vms"
+        ));
+        assert!(!first.replaces("base/vms.yaml", 1, "HelmRelease", Some("default"), "vms"));
+        assert!(!first.replaces("base/vms.yaml", 1, "Kustomization", None, "vms"));
+        let releases: Vec<&str> = first
+            .of_kinds(HELM_GROUP, &["HelmRelease"])
+            .map(|entry| entry.name.as_str())
+            .collect();
+        assert_eq!(releases, ["vms"]);
     }
 }

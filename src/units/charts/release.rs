@@ -49,11 +49,13 @@ pub(super) type Found = Result<Release, Box<Finding>>;
 /// The releases of the Flux HelmReleases in `text` (of `file`) whose chart is a directory of
 /// a GitRepository: the path is relative to the repository root, `shown_root` as the report
 /// names it.
+/// A HelmRelease `replaced` by one a unit renders is left out.
 pub(super) fn flux(
     file: &Arc<str>,
     text: &str,
     shown_root: &Path,
     sources: &[VariableSource],
+    replaced: &dyn Fn(&Node) -> bool,
 ) -> Vec<Found> {
     let mut out = Vec::new();
     for doc in crate::yaml::parse_stream(text, Limits::default())
@@ -66,14 +68,19 @@ pub(super) fn flux(
             .and_then(Node::as_str)
             .is_some_and(|v| v.starts_with("helm.toolkit.fluxcd.io/"))
             && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
-        if is_release && let Some(found) = flux_release(file, node, shown_root, sources) {
+        if is_release
+            && !replaced(node)
+            && let Some(found) = flux_release(file, node, shown_root, sources)
+        {
             out.push(found);
         }
     }
     out
 }
 
-fn flux_release(
+/// The release of one HelmRelease `node` (its spans in `file`), if its chart is a directory of
+/// a GitRepository.
+pub(super) fn flux_release(
     file: &Arc<str>,
     node: &Node,
     shown_root: &Path,
