@@ -65,6 +65,7 @@ mod units_flux;
 mod units_flux_generated;
 mod units_helm;
 mod units_helm_charts;
+mod units_helm_postrender;
 mod units_hooks;
 mod units_ignore;
 mod units_paths;

@@ -8,6 +8,7 @@ mod chart;
 mod helm;
 mod output;
 mod positions;
+mod post_render;
 mod release;
 mod values;
 
@@ -97,8 +98,12 @@ pub(super) fn render(
         .enumerate()
         .map(|(n, release)| renderer.render(n, release))
         .collect();
+    let kustomize = releases
+        .iter()
+        .any(|release| release.post_renderers.is_some())
+        .then(|| post_render_tool(context, timeout, store.as_ref()));
     let mut scanned = BTreeSet::new();
-    for (release, (files, result)) in releases.iter().zip(results) {
+    for (n, (release, (files, result))) in releases.iter().zip(results).enumerate() {
         let output = match result {
             Ok(output) => output,
             Err(finding) => {
@@ -106,7 +111,24 @@ pub(super) fn render(
                 continue;
             }
         };
-        let read = output::read(release, &output, context.keep_sources, &mut scanned);
+        let post_rendered = match (&release.post_renderers, &kustomize) {
+            (Some(renderers), Some(tool)) => {
+                let tool = tool.as_ref().map_err(String::as_str);
+                let dir = scratch.path().join(format!("{n}-post"));
+                let (text, finding) =
+                    post_render::run(renderers, &release.label, &output, tool, &dir);
+                rendering.findings.extend(finding);
+                text
+            }
+            _ => None,
+        };
+        let read = output::read(
+            release,
+            &output,
+            post_rendered.as_deref(),
+            context.keep_sources,
+            &mut scanned,
+        );
         rendering.objects.extend(read.objects);
         rendering.findings.extend(read.findings);
         rendering.suppressions.extend(read.suppressions);
@@ -176,6 +198,19 @@ fn discover(
         );
     }
     Some((repository, found))
+}
+
+/// The Kustomize that runs Flux post renderers, or why there is none.
+fn post_render_tool(
+    context: &Context<'_>,
+    timeout: std::time::Duration,
+    store: Option<&Store>,
+) -> Result<super::Tool, String> {
+    match super::Tool::find(context.options.command.as_deref(), timeout, store) {
+        Ok(Some(tool)) => Ok(tool),
+        Ok(None) => Err("neither kustomize nor kubectl is on PATH".to_owned()),
+        Err(problem) => Err(problem),
+    }
 }
 
 /// One info finding for each release whose chart would render VirtualMachines, when Helm

@@ -15,6 +15,7 @@ use crate::units::argocd::Target;
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
+use super::post_render::PostRenderers;
 use super::values;
 
 /// One release of a chart directory, as `helm template` renders it.
@@ -41,6 +42,8 @@ pub(super) struct Release {
     /// Whether the entry point's values name VirtualMachines (for the finding when Helm is
     /// missing).
     pub values_describe_vms: bool,
+    /// Flux `spec.postRenderers`, run over the output.
+    pub post_renderers: Option<Arc<PostRenderers>>,
 }
 
 /// A chart-directory release, or why it is not rendered.
@@ -56,6 +59,7 @@ pub(super) fn flux(
     sources: &[VariableSource],
 ) -> Vec<Found> {
     let mut out = Vec::new();
+    let shared: Arc<str> = Arc::from(text);
     for doc in crate::yaml::parse_stream(text, Limits::default())
         .into_iter()
         .flatten()
@@ -66,7 +70,13 @@ pub(super) fn flux(
             .and_then(Node::as_str)
             .is_some_and(|v| v.starts_with("helm.toolkit.fluxcd.io/"))
             && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
-        if is_release && let Some(found) = flux_release(file, node, shown_root, sources) {
+        if is_release && let Some(mut found) = flux_release(file, node, shown_root, sources) {
+            if let (Ok(release), Some(spec)) = (&mut found, node.get("spec")) {
+                let api_version = node.get("apiVersion").and_then(Node::as_str);
+                release.post_renderers =
+                    PostRenderers::of(file, &shared, spec, api_version.unwrap_or_default())
+                        .map(Arc::new);
+            }
             out.push(found);
         }
     }
@@ -165,6 +175,7 @@ fn flux_release(
         include_crds: crds_installed(spec),
         chart_values_replaced,
         values_describe_vms,
+        post_renderers: None,
     };
     match values::flux_values(spec, own_namespace.as_deref(), sources) {
         Ok(values) => Some(Ok(Release {
@@ -342,6 +353,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         include_crds: !flag("skipCrds"),
         chart_values_replaced: false,
         values_describe_vms,
+        post_renderers: None,
     })
 }
 
