@@ -214,25 +214,34 @@ pub(super) struct Relocated {
 }
 
 /// Places the documents of the post-rendered `output` (`post`) at the lines of the `helm
-/// template` documents they came from (`placed`, each with its file), matched by kind,
-/// apiVersion, name and namespace. A document that matches none (a patch renamed it) is
+/// template` documents (or items of a list) they came from (`placed`, each with its file),
+/// matched by kind, apiVersion, name and namespace. A document that matches none (a patch renamed it) is
 /// placed at `spec.postRenderers`.
 pub(super) fn relocate(
     renderers: &Arc<PostRenderers>,
     placed: &[(Arc<str>, Node)],
     post: Vec<Node>,
 ) -> Vec<Relocated> {
+    // Kustomize reads the items of a `…List` as objects of their own.
     let mut by_identity = std::collections::BTreeMap::new();
-    for (n, (_, node)) in placed.iter().enumerate() {
-        if let Some(id) = identity(node) {
-            by_identity.entry(id).or_insert(n);
+    for (file, node) in placed {
+        let kind = node.get("kind").and_then(Node::as_str).unwrap_or_default();
+        let items = node
+            .get("items")
+            .and_then(Node::as_seq)
+            .filter(|_| kind.ends_with("List"));
+        for object in items.unwrap_or_else(|| std::slice::from_ref(node)) {
+            if let Some(id) = identity(object) {
+                let id = id.map(|part| part.map(str::to_owned));
+                by_identity.entry(id).or_insert((file, object));
+            }
         }
     }
     post.into_iter()
         .map(|mut root| {
             let origin = identity(&root)
-                .and_then(|id| by_identity.get(&id))
-                .map(|n| &placed[*n]);
+                .map(|id| id.map(|part| part.map(str::to_owned)))
+                .and_then(|id| by_identity.get(&id));
             let (file, written) = if let Some((file, node)) = origin {
                 carry(&mut root, node);
                 (Arc::clone(file), Some(node.to_json()))
@@ -598,6 +607,29 @@ spec:
         );
         // Changed by none of its patch lines: at its post renderer.
         assert_eq!(at("spec.running"), Some(("release.yaml".to_owned(), 6)));
+    }
+
+    #[test]
+    fn an_item_of_a_list_keeps_its_lines() {
+        let renderers = Arc::new(renderers("helm.toolkit.fluxcd.io/v2"));
+        let list = "\
+kind: List
+items:
+  - apiVersion: kubevirt.io/v1
+    kind: VirtualMachine
+    metadata:
+      name: web
+    spec:
+      instancetype:
+        name: u1.small
+";
+        let placed = vec![(Arc::from("templates/list.yaml"), parse(list))];
+        let out = relocate(&renderers, &placed, vec![parse(POST)]);
+        assert_eq!(&*out[0].file, "templates/list.yaml");
+        let (span, _) = out[0]
+            .root
+            .lookup_entry_span(&FieldPath::parse("spec.instancetype.name"));
+        assert_eq!(span.start.line, 9);
     }
 
     #[test]
