@@ -66,6 +66,7 @@ mod units_flux_generated;
 mod units_helm;
 mod units_helm_chain;
 mod units_helm_charts;
+mod units_helm_postrender;
 mod units_hooks;
 mod units_ignore;
 mod units_paths;

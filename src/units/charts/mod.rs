@@ -9,6 +9,7 @@ mod helm;
 mod output;
 mod parts;
 mod positions;
+mod post_render;
 mod release;
 mod values;
 
@@ -102,8 +103,12 @@ pub(super) fn render(
         .enumerate()
         .map(|(n, release)| renderer.render(n, release))
         .collect();
+    let kustomize = releases
+        .iter()
+        .any(|release| release.post_renderers.is_some())
+        .then(|| post_render_tool(context, timeout, store.as_ref()));
     let mut scanned = BTreeSet::new();
-    for (release, (files, result)) in releases.iter().zip(results) {
+    for (n, (release, (files, result))) in releases.iter().zip(results).enumerate() {
         let output = match result {
             Ok(output) => output,
             Err(finding) => {
@@ -111,7 +116,24 @@ pub(super) fn render(
                 continue;
             }
         };
-        let read = output::read(release, &output, context.keep_sources, &mut scanned);
+        let post_rendered = match (&release.post_renderers, &kustomize) {
+            (Some(renderers), Some(tool)) => {
+                let tool = tool.as_ref().map_err(String::as_str);
+                let dir = scratch.path().join(format!("{n}-post"));
+                let (text, finding) =
+                    post_render::run(renderers, &release.label, &output, tool, &dir);
+                rendering.findings.extend(finding);
+                text
+            }
+            _ => None,
+        };
+        let read = output::read(
+            release,
+            &output,
+            post_rendered.as_deref(),
+            context.keep_sources,
+            &mut scanned,
+        );
         rendering.objects.extend(read.objects);
         rendering.findings.extend(read.findings);
         rendering.suppressions.extend(read.suppressions);
@@ -178,8 +200,10 @@ fn discover(
     }
     for entry in rendered_releases {
         found.extend(
-            release::flux_release(&entry.file, &entry.node, &shown, &sources)
-                .map(|release| release.map(|release| rendered_by(release, &entry.unit))),
+            release::flux_release(&entry.file, &entry.node, &shown, &sources).map(|mut found| {
+                release::with_post_renderers(&mut found, &entry.file, &entry.text, &entry.node);
+                found.map(|release| rendered_by(release, &entry.unit))
+            }),
         );
     }
     // Findings about the Applications are the Argo CD stage's.
@@ -223,6 +247,19 @@ fn rendered_by(release: Release, unit: &str) -> Release {
     Release {
         unit: Arc::new(helm_unit),
         ..release
+    }
+}
+
+/// The Kustomize that runs Flux post renderers, or why there is none.
+fn post_render_tool(
+    context: &Context<'_>,
+    timeout: std::time::Duration,
+    store: Option<&Store>,
+) -> Result<super::Tool, String> {
+    match super::Tool::find(context.options.command.as_deref(), timeout, store) {
+        Ok(Some(tool)) => Ok(tool),
+        Ok(None) => Err("neither kustomize nor kubectl is on PATH".to_owned()),
+        Err(problem) => Err(problem),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::suppress::inline::Suppression;
 use crate::yaml::{Limits, Node, Value};
 
 use super::positions::{Outline, place_all};
+use super::post_render::{PatchLines, relocate};
 use super::release::Release;
 
 /// The objects of one release's output and what reading them leaves for the report.
@@ -69,6 +70,16 @@ fn documents(output: &str) -> Vec<Document<'_>> {
     out
 }
 
+/// The objects of Kustomize's output.
+fn parsed(text: &str) -> Vec<Node> {
+    crate::yaml::parse_stream(text, Limits::default())
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|document| document.root)
+        .filter(|root| root.value != Value::Null)
+        .collect()
+}
+
 /// The file of the chart a `# Source:` path names: the path without its first component (the
 /// chart's name), under the chart directory.
 fn template_path(chart: &Path, source: &str) -> Option<std::path::PathBuf> {
@@ -99,12 +110,14 @@ fn parts_of(
     parts
 }
 
-/// Reads `output`, the release's rendering; objects without a namespace are in the release
+/// Reads `output`, the release's rendering, and `post_rendered`, what its post renderers made
+/// of it (`post_render`); objects without a namespace are in the release
 /// namespace. A template file not in `scanned` is scanned for suppression comments (and its
 /// text kept) and added to it: one comment, whatever the number of releases of the chart.
 pub(super) fn read(
     release: &Release,
     output: &str,
+    post_rendered: Option<&str>,
     keep_sources: bool,
     scanned: &mut BTreeSet<Arc<str>>,
 ) -> Read {
@@ -146,6 +159,7 @@ pub(super) fn read(
         .map(|(source, (_, text))| (*source, Outline::new(text)))
         .collect();
     let parts = parts_of(&documents, &outlines);
+    let mut placed: Vec<(Arc<str>, Node)> = Vec::with_capacity(documents.len());
     for ((source, mut root), part) in documents.into_iter().zip(parts) {
         let template = source.and_then(|source| Some((source, outlines.get(source)?)));
         let file = if let Some((source, outline)) = template {
@@ -155,6 +169,29 @@ pub(super) fn read(
             // A template of a packaged subchart: at the entry point's chart field.
             place_all(&mut root, release.at.span);
             Arc::clone(&release.at.file)
+        };
+        placed.push((file, root));
+    }
+    let located: Vec<(Arc<str>, Node, Option<PatchLines>)> =
+        match (post_rendered, &release.post_renderers) {
+            (Some(text), Some(renderers)) => relocate(renderers, &placed, parsed(text))
+                .into_iter()
+                .map(|object| (object.file, object.root, Some(object.attribution)))
+                .collect(),
+            _ => placed
+                .into_iter()
+                .map(|(file, root)| (file, root, None))
+                .collect(),
+        };
+    for (file, root, attribution) in located {
+        let rendered = match attribution {
+            Some(attribution) => Arc::new(RenderedIn {
+                unit: Arc::clone(&release.unit),
+                attribution: Some(Box::new(attribution)),
+                unresolved: Vec::new(),
+                variables: Vec::new(),
+            }),
+            None => Arc::clone(&rendered),
         };
         let (objects, findings) =
             crate::load::rendered_objects(&file, &unit_path, &release.namespace, root);

@@ -15,6 +15,7 @@ use crate::units::argocd::Target;
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
+use super::post_render::PostRenderers;
 use super::values;
 
 /// One release of a chart directory, as `helm template` renders it.
@@ -41,6 +42,8 @@ pub(super) struct Release {
     /// Whether the entry point's values name VirtualMachines (for the finding when Helm is
     /// missing).
     pub values_describe_vms: bool,
+    /// Flux `spec.postRenderers`, run over the output.
+    pub post_renderers: Option<Arc<PostRenderers>>,
 }
 
 /// A chart-directory release, or why it is not rendered.
@@ -58,6 +61,7 @@ pub(super) fn flux(
     replaced: &dyn Fn(&Node) -> bool,
 ) -> Vec<Found> {
     let mut out = Vec::new();
+    let shared: Arc<str> = Arc::from(text);
     for doc in crate::yaml::parse_stream(text, Limits::default())
         .into_iter()
         .flatten()
@@ -70,12 +74,28 @@ pub(super) fn flux(
             && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
         if is_release
             && !replaced(node)
-            && let Some(found) = flux_release(file, node, shown_root, sources)
+            && let Some(mut found) = flux_release(file, node, shown_root, sources)
         {
+            with_post_renderers(&mut found, file, &shared, node);
             out.push(found);
         }
     }
     out
+}
+
+/// Gives a HelmRelease's release its `spec.postRenderers`, read from `node` in `file` (whose
+/// text is `text`).
+pub(super) fn with_post_renderers(
+    found: &mut Found,
+    file: &Arc<str>,
+    text: &Arc<str>,
+    node: &Node,
+) {
+    if let (Ok(release), Some(spec)) = (found, node.get("spec")) {
+        let api_version = node.get("apiVersion").and_then(Node::as_str);
+        release.post_renderers =
+            PostRenderers::of(file, text, spec, api_version.unwrap_or_default()).map(Arc::new);
+    }
 }
 
 /// The release of one HelmRelease `node` (its spans in `file`), if its chart is a directory of
@@ -172,6 +192,7 @@ pub(super) fn flux_release(
         include_crds: crds_installed(spec),
         chart_values_replaced,
         values_describe_vms,
+        post_renderers: None,
     };
     match values::flux_values(spec, own_namespace.as_deref(), sources) {
         Ok(values) => Some(Ok(Release {
@@ -349,6 +370,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         include_crds: !flag("skipCrds"),
         chart_values_replaced: false,
         values_describe_vms,
+        post_renderers: None,
     })
 }
 
