@@ -1,5 +1,6 @@
 //! The releases of chart directories in the repository, read from their entry points: a Flux
-//! `HelmRelease` whose chart is a path of a `GitRepository`, and an Argo CD Application
+//! `HelmRelease` whose chart (`spec.chart`, or the HelmChart its `spec.chartRef` names) is a
+//! path of a `GitRepository`, and an Argo CD Application
 //! source whose directory is a Helm chart. Each becomes the `helm template` invocation the
 //! controller's own rendering amounts to.
 
@@ -15,6 +16,8 @@ use crate::units::argocd::Target;
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
+use super::chart_ref::{HelmChart, referenced_spec};
+use super::dependencies::Resolved;
 use super::values;
 
 /// One release of a chart directory, as `helm template` renders it.
@@ -41,19 +44,22 @@ pub(super) struct Release {
     /// Whether the entry point's values name VirtualMachines (for the finding when Helm is
     /// missing).
     pub values_describe_vms: bool,
+    /// The chart's dependencies, met or not (resolved before rendering).
+    pub dependencies: Resolved,
 }
 
 /// A chart-directory release, or why it is not rendered.
 pub(super) type Found = Result<Release, Box<Finding>>;
 
 /// The releases of the Flux HelmReleases in `text` (of `file`) whose chart is a directory of
-/// a GitRepository: the path is relative to the repository root, `shown_root` as the report
-/// names it.
+/// a GitRepository, given by `spec.chart` or by one of `helm_charts` that `spec.chartRef`
+/// names: the path is relative to the repository root, `shown_root` as the report names it.
 pub(super) fn flux(
     file: &Arc<str>,
     text: &str,
     shown_root: &Path,
     sources: &[VariableSource],
+    helm_charts: &[HelmChart],
 ) -> Vec<Found> {
     let mut out = Vec::new();
     for doc in crate::yaml::parse_stream(text, Limits::default())
@@ -66,7 +72,9 @@ pub(super) fn flux(
             .and_then(Node::as_str)
             .is_some_and(|v| v.starts_with("helm.toolkit.fluxcd.io/"))
             && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
-        if is_release && let Some(found) = flux_release(file, node, shown_root, sources) {
+        if is_release
+            && let Some(found) = flux_release(file, node, shown_root, sources, helm_charts)
+        {
             out.push(found);
         }
     }
@@ -78,9 +86,20 @@ fn flux_release(
     node: &Node,
     shown_root: &Path,
     sources: &[VariableSource],
+    helm_charts: &[HelmChart],
 ) -> Option<Found> {
     let spec = node.get("spec")?;
-    let template = spec.get("chart")?.get("spec")?;
+    let metadata = node.get("metadata");
+    let own_namespace_of = metadata
+        .and_then(|m| m.get("namespace"))
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty());
+    // `spec.chart` creates a HelmChart from its template; `spec.chartRef` names one.
+    let chart_ref = spec.get("chartRef").filter(|_| spec.get("chart").is_none());
+    let template = match chart_ref {
+        Some(reference) => referenced_spec(reference, own_namespace_of, helm_charts)?,
+        None => spec.get("chart")?.get("spec")?,
+    };
     let source_kind = template
         .get("sourceRef")
         .and_then(|s| s.get("kind"))
@@ -89,7 +108,6 @@ fn flux_release(
         return None;
     }
     let chart_node = template.get("chart")?;
-    let metadata = node.get("metadata");
     let text = |parent: Option<&Node>, key: &str| {
         parent
             .and_then(|p| p.get(key))
@@ -109,7 +127,12 @@ fn flux_release(
     );
     let at = Location {
         file: Arc::clone(file),
-        span: chart_node.span,
+        // The HelmChart's `chart:` may be in another file: the reference stands for it.
+        span: chart_ref.map_or(chart_node.span, |reference| {
+            reference
+                .get("name")
+                .map_or(reference.span, |name| name.span)
+        }),
     };
     let via = Via {
         kind: "HelmRelease".to_owned(),
@@ -165,6 +188,7 @@ fn flux_release(
         include_crds: crds_installed(spec),
         chart_values_replaced,
         values_describe_vms,
+        dependencies: Resolved::default(),
     };
     match values::flux_values(spec, own_namespace.as_deref(), sources) {
         Ok(values) => Some(Ok(Release {
@@ -342,6 +366,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         include_crds: !flag("skipCrds"),
         chart_values_replaced: false,
         values_describe_vms,
+        dependencies: Resolved::default(),
     })
 }
 
