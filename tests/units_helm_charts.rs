@@ -739,13 +739,19 @@ fn a_chart_ref_to_a_helm_chart_of_the_repository_is_rendered_with_its_values_fil
     assert_eq!(unit["path"], "apps/lab");
     assert_eq!(unit["via"]["name"], "lab");
     assert_eq!(unit["via"]["file"], "clusters/lab.yaml");
-    // A chart of an OCIRepository is remote: named, not rendered.
-    assert!(
-        located(&report, "KV0022")
-            .iter()
-            .any(|f| f.starts_with("clusters/oci.yaml:")),
-        "{:#?}",
-        located(&report, "KV0022")
+    // A chart that is not rendered is named once when the values describe VMs: from an
+    // OCIRepository, from a HelmChart of a HelmRepository or not among the checked files.
+    let named: Vec<String> = located(&report, "KV0022")
+        .into_iter()
+        .filter(|f| f.starts_with("clusters/"))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "clusters/oci.yaml:11:11 apps/remote-vms not rendered: kvlint does not fetch charts; HelmRelease apps/remote-vms installs the chart `vm-charts`, and the VirtualMachines its values describe are not checked",
+            "clusters/oci.yaml:37:11 apps/from-repo not rendered: HelmRelease apps/from-repo installs the chart of the HelmChart `repo-chart`, which builds its chart from a HelmRepository, which kvlint does not fetch; the VirtualMachines its values describe are not checked",
+            "clusters/oci.yaml:51:11 apps/elsewhere not rendered: HelmRelease apps/elsewhere installs the chart of the HelmChart `not-here`, which is not among the checked files; the VirtualMachines its values describe are not checked",
+        ]
     );
 }
 

@@ -97,7 +97,21 @@ fn flux_release(
     // `spec.chart` creates a HelmChart from its template; `spec.chartRef` names one.
     let chart_ref = spec.get("chartRef").filter(|_| spec.get("chart").is_none());
     let template = match chart_ref {
-        Some(reference) => referenced_spec(reference, own_namespace_of, helm_charts)?,
+        // An OCIRepository or an ExternalArtifact: a chart `units::helm` names by its name.
+        Some(reference) if reference.get("kind").and_then(Node::as_str) != Some("HelmChart") => {
+            return None;
+        }
+        Some(reference) => match referenced_spec(reference, own_namespace_of, helm_charts) {
+            Some(template) => template,
+            None => {
+                return chart_ref_not_rendered(
+                    file,
+                    node,
+                    reference,
+                    "is not among the checked files",
+                );
+            }
+        },
         None => spec.get("chart")?.get("spec")?,
     };
     let source_kind = template
@@ -105,7 +119,12 @@ fn flux_release(
         .and_then(|s| s.get("kind"))
         .and_then(Node::as_str);
     if source_kind != Some("GitRepository") {
-        return None;
+        let reason = format!(
+            "builds its chart from a {}, which kvlint does not fetch",
+            source_kind.unwrap_or("source")
+        );
+        return chart_ref
+            .and_then(|reference| chart_ref_not_rendered(file, node, reference, &reason));
     }
     let chart_node = template.get("chart")?;
     let text = |parent: Option<&Node>, key: &str| {
@@ -197,6 +216,52 @@ fn flux_release(
         })),
         Err(unreadable) => Some(Err(Box::new(values_not_read(file, &release, &unreadable)))),
     }
+}
+
+/// The finding about a HelmRelease whose `spec.chartRef` names a HelmChart that kvlint does not
+/// render (`why`), when its values describe VirtualMachines.
+fn chart_ref_not_rendered(
+    file: &Arc<str>,
+    node: &Node,
+    reference: &Node,
+    why: &str,
+) -> Option<Found> {
+    let spec = node.get("spec")?;
+    if !spec
+        .get("values")
+        .is_some_and(crate::units::helm::describes_vms)
+    {
+        return None;
+    }
+    let chart = reference.get("name")?;
+    let metadata = node.get("metadata");
+    let field = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let name = field("name").unwrap_or_default();
+    let namespace = field("namespace");
+    let label = namespace
+        .as_ref()
+        .map_or_else(|| name.clone(), |ns| format!("{ns}/{name}"));
+    Some(Err(Box::new(
+        Finding::new(
+            &rules::UNIT_NOT_RENDERED,
+            Location {
+                file: Arc::clone(file),
+                span: chart.span,
+            },
+            format!(
+                "not rendered: HelmRelease {label} installs the chart of the HelmChart `{}`, which {why}; the VirtualMachines its values describe are not checked",
+                chart.as_str().unwrap_or_default()
+            ),
+        )
+        .with_object(Some(object_ref(node, &name, namespace.as_ref())))
+        .with_help("commit the HelmChart and its chart directory beside the HelmRelease, or render the chart with `helm template` and pipe the output to `kvlint check -`"),
+    )))
 }
 
 /// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
