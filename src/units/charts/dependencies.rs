@@ -122,8 +122,18 @@ pub(super) fn resolve(chart: &Path, repository: &Path) -> Resolved {
         match local_chart(chart, &dependency, repository) {
             Ok(dir) => {
                 if !resolved.local.iter().any(|local| local.dir == dir) {
+                    let Some(files) = super::chart::files(&dir) else {
+                        resolved.unmet.push(Unmet {
+                            name: dependency.name.clone(),
+                            repository: dependency.repository.clone(),
+                            problem: Some(format!(
+                                "`{}` holds more files than kvlint renders a chart of",
+                                crate::units::display_dir(&dir)
+                            )),
+                        });
+                        continue;
+                    };
                     let staged_as = free_name(&vendored, &resolved.local, &dependency.name);
-                    let files = super::chart::files(&dir).unwrap_or_default();
                     resolved.local.push(Local {
                         staged_as,
                         dir: dir.clone(),
