@@ -90,42 +90,10 @@ fn flux_release(
 ) -> Option<Found> {
     let spec = node.get("spec")?;
     let metadata = node.get("metadata");
-    let own_namespace_of = metadata
-        .and_then(|m| m.get("namespace"))
-        .and_then(Node::as_str)
-        .filter(|s| !s.is_empty());
-    // `spec.chart` creates a HelmChart from its template; `spec.chartRef` names one.
-    let chart_ref = spec.get("chartRef").filter(|_| spec.get("chart").is_none());
-    let template = match chart_ref {
-        // An OCIRepository or an ExternalArtifact: a chart `units::helm` names by its name.
-        Some(reference) if reference.get("kind").and_then(Node::as_str) != Some("HelmChart") => {
-            return None;
-        }
-        Some(reference) => match referenced_spec(reference, own_namespace_of, helm_charts) {
-            Some(template) => template,
-            None => {
-                return chart_ref_not_rendered(
-                    file,
-                    node,
-                    reference,
-                    "is not among the checked files",
-                );
-            }
-        },
-        None => spec.get("chart")?.get("spec")?,
+    let (template, chart_ref) = match chart_template(file, node, spec, helm_charts) {
+        Ok(found) => found,
+        Err(reported) => return reported.map(Err),
     };
-    let source_kind = template
-        .get("sourceRef")
-        .and_then(|s| s.get("kind"))
-        .and_then(Node::as_str);
-    if source_kind != Some("GitRepository") {
-        let reason = format!(
-            "builds its chart from a {}, which kvlint does not fetch",
-            source_kind.unwrap_or("source")
-        );
-        return chart_ref
-            .and_then(|reference| chart_ref_not_rendered(file, node, reference, &reason));
-    }
     let chart_node = template.get("chart")?;
     let text = |parent: Option<&Node>, key: &str| {
         parent
@@ -218,6 +186,56 @@ fn flux_release(
     }
 }
 
+/// The chart template of a HelmRelease: `spec.chart.spec`, or the spec of the HelmChart that
+/// `spec.chartRef` names, with the reference; Err with what to report, if anything, when the
+/// chart is not a directory of a GitRepository.
+fn chart_template<'n>(
+    file: &Arc<str>,
+    node: &'n Node,
+    spec: &'n Node,
+    helm_charts: &'n [HelmChart],
+) -> Result<(&'n Node, Option<&'n Node>), Option<Box<Finding>>> {
+    let own_namespace = node
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty());
+    // `spec.chart` creates a HelmChart from its template; `spec.chartRef` names one.
+    let chart_ref = spec.get("chartRef").filter(|_| spec.get("chart").is_none());
+    let template = match chart_ref {
+        // An OCIRepository or an ExternalArtifact: a chart `units::helm` names by its name.
+        Some(reference) if reference.get("kind").and_then(Node::as_str) != Some("HelmChart") => {
+            return Err(None);
+        }
+        Some(reference) => match referenced_spec(reference, own_namespace, helm_charts) {
+            Some(template) => template,
+            None => {
+                return Err(chart_ref_not_rendered(
+                    file,
+                    node,
+                    reference,
+                    "is not among the checked files",
+                ));
+            }
+        },
+        None => spec.get("chart").and_then(|c| c.get("spec")).ok_or(None)?,
+    };
+    let source_kind = template
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Node::as_str);
+    if source_kind != Some("GitRepository") {
+        let reason = format!(
+            "builds its chart from a {}, which kvlint does not fetch",
+            source_kind.unwrap_or("source")
+        );
+        return Err(
+            chart_ref.and_then(|reference| chart_ref_not_rendered(file, node, reference, &reason))
+        );
+    }
+    Ok((template, chart_ref))
+}
+
 /// The finding about a HelmRelease whose `spec.chartRef` names a HelmChart that kvlint does not
 /// render (`why`), when its values describe VirtualMachines.
 fn chart_ref_not_rendered(
@@ -225,7 +243,7 @@ fn chart_ref_not_rendered(
     node: &Node,
     reference: &Node,
     why: &str,
-) -> Option<Found> {
+) -> Option<Box<Finding>> {
     let spec = node.get("spec")?;
     if !spec
         .get("values")
@@ -247,7 +265,7 @@ fn chart_ref_not_rendered(
     let label = namespace
         .as_ref()
         .map_or_else(|| name.clone(), |ns| format!("{ns}/{name}"));
-    Some(Err(Box::new(
+    Some(Box::new(
         Finding::new(
             &rules::UNIT_NOT_RENDERED,
             Location {
@@ -261,7 +279,7 @@ fn chart_ref_not_rendered(
         )
         .with_object(Some(object_ref(node, &name, namespace.as_ref())))
         .with_help("commit the HelmChart and its chart directory beside the HelmRelease, or render the chart with `helm template` and pipe the output to `kvlint check -`"),
-    )))
+    ))
 }
 
 /// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
