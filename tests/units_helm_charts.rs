@@ -1,8 +1,10 @@
 //! Chart directories of the repository rendered with the real Helm (testdata/units/helm-charts,
 //! copied into a git repository of its own so that chart paths are repository-relative): a
 //! Flux HelmRelease with values from ConfigMaps, an Argo CD Application with value files,
-//! parameters and `valuesObject`, a chart whose dependency is not vendored. Findings point at
-//! the template lines that write the fields, with the rendered identity and a `helm` unit.
+//! parameters and `valuesObject`, a chart whose dependency is not vendored. In
+//! testdata/units/helm-deps, a chart with a local `file://` dependency and a HelmRelease whose
+//! `chartRef` names a HelmChart. Findings point at the template lines that write the fields,
+//! with the rendered identity and a `helm` unit.
 //!
 //! Without helm on PATH these tests say so and pass, unless `KVLINT_REQUIRE_HELM=1` (set by
 //! .ci/run) makes its absence a failure.
@@ -558,6 +560,212 @@ spec:
     assert_eq!(
         in_template,
         ["KV3007 13:3 legacy/legacy-db via legacy, legacy-qa/legacy-db via charts"]
+    );
+}
+
+const DEPS_FIXTURE: &str = "testdata/units/helm-deps";
+
+fn deps_fixture() -> tempfile::TempDir {
+    copy_of(DEPS_FIXTURE)
+}
+
+/// `file:line:column namespace/name message` of each finding with `code`.
+fn located(report: &Value, code: &str) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == code)
+        .map(|d| {
+            format!(
+                "{}:{}:{} {}/{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["namespace"].as_str().unwrap_or("-"),
+                d["object"]["name"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_local_dependency_is_rendered_with_findings_at_its_own_template() {
+    if !helm_available("a_local_dependency_is_rendered_with_findings_at_its_own_template") {
+        return;
+    }
+    let dir = deps_fixture();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let found = located(&report, "KV1006");
+    assert!(
+        found.contains(&"apps/vm-lib/templates/vm.yaml:7:3 apps/web-umbrella virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"standard.smol\" not found".to_owned()),
+        "{found:#?}"
+    );
+    // The aliased `db` copy is disabled by its condition: one VM of the library.
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.starts_with("apps/vm-lib/"))
+            .count(),
+        1,
+        "{found:#?}"
+    );
+    let unit = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["file"] == "apps/vm-lib/templates/vm.yaml")
+        .map(|d| d["unit"].clone())
+        .unwrap();
+    assert_eq!(unit["path"], "apps/umbrella");
+    assert_eq!(unit["via"]["kind"], "HelmRelease");
+    // The dependency's files are checked as rendered, not as written.
+    assert!(
+        !report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "KV0006"
+                && d["file"].as_str().unwrap().starts_with("apps/vm-lib/")),
+        "{report:#}"
+    );
+    // Nothing is written into the repository.
+    assert!(!dir.path().join("apps/umbrella/charts").exists());
+}
+
+#[test]
+fn a_local_dependency_that_is_not_there_is_not_rendered() {
+    if !helm_available("a_local_dependency_that_is_not_there_is_not_rendered") {
+        return;
+    }
+    let dir = deps_fixture();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    assert_eq!(
+        located(&report, "KV0022")
+            .into_iter()
+            .filter(|f| f.starts_with("argocd/"))
+            .collect::<Vec<_>>(),
+        [
+            "argocd/broken.yaml:14:11 -/- not rendered: the chart `apps/broken` of Application broken depends on the local chart `vm-lib` (file://../vm-library), but no chart is at `apps/vm-library`"
+        ]
+    );
+}
+
+#[test]
+fn a_local_dependency_of_an_excluded_version_is_not_rendered() {
+    if !helm_available("a_local_dependency_of_an_excluded_version_is_not_rendered") {
+        return;
+    }
+    let dir = deps_fixture();
+    let chart = dir.path().join("apps/umbrella/Chart.yaml");
+    let text = std::fs::read_to_string(&chart).unwrap();
+    std::fs::write(&chart, text.replacen("^0.1.0", "~0.2.0", 1)).unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    assert!(
+        located(&report, "KV0022").contains(&"clusters/umbrella.yaml:11:14 -/- not rendered: the chart `apps/umbrella` of HelmRelease apps/umbrella depends on the local chart `vm-lib` (file://../vm-lib), but `apps/vm-lib` is version 0.1.2, which `~0.2.0` excludes".to_owned()),
+        "{:#?}",
+        located(&report, "KV0022")
+    );
+    assert!(
+        !located(&report, "KV1006")
+            .iter()
+            .any(|f| f.starts_with("apps/vm-lib/")),
+    );
+}
+
+#[test]
+fn a_cached_rendering_follows_the_files_of_a_local_dependency() {
+    if !helm_available("a_cached_rendering_follows_the_files_of_a_local_dependency") {
+        return;
+    }
+    let dir = deps_fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().to_str().unwrap().to_owned();
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+            .args([
+                "check",
+                ".",
+                "--format",
+                "json",
+                "--fail-on",
+                "none",
+                "--catalog",
+                "none",
+                "--cache-dir",
+                &cache_dir,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        located(&common::json_report(&output), "KV1006")
+    };
+    let first = run();
+    assert_eq!(first, run());
+    let values = dir.path().join("apps/vm-lib/templates/vm.yaml");
+    let text = std::fs::read_to_string(&values).unwrap();
+    std::fs::write(
+        &values,
+        text.replace("{{ .Values.size }}", "{{ .Values.size }}-v2"),
+    )
+    .unwrap();
+    let after = run();
+    assert!(
+        after.iter().any(|f| f.contains("\"standard.smol-v2\"")),
+        "{after:#?}"
+    );
+}
+
+#[test]
+fn a_chart_ref_to_a_helm_chart_of_the_repository_is_rendered_with_its_values_files() {
+    if !helm_available(
+        "a_chart_ref_to_a_helm_chart_of_the_repository_is_rendered_with_its_values_files",
+    ) {
+        return;
+    }
+    let dir = deps_fixture();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    assert!(
+        located(&report, "KV1006").contains(&"apps/lab/templates/vm.yaml:7:3 apps/lab-prod-lab virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"standard.smal\" not found".to_owned()),
+        "{:#?}",
+        located(&report, "KV1006")
+    );
+    let unit = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["file"] == "apps/lab/templates/vm.yaml")
+        .map(|d| d["unit"].clone())
+        .unwrap();
+    assert_eq!(unit["path"], "apps/lab");
+    assert_eq!(unit["via"]["name"], "lab");
+    assert_eq!(unit["via"]["file"], "clusters/lab.yaml");
+    // A chart that is not rendered is named once when the values describe VMs: from an
+    // OCIRepository, from a HelmChart of a HelmRepository or not among the checked files.
+    let named: Vec<String> = located(&report, "KV0022")
+        .into_iter()
+        .filter(|f| f.starts_with("clusters/"))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "clusters/oci.yaml:11:11 apps/remote-vms not rendered: kvlint does not fetch charts; HelmRelease apps/remote-vms installs the chart `vm-charts`, and the VirtualMachines its values describe are not checked",
+            "clusters/oci.yaml:37:11 apps/from-repo not rendered: HelmRelease apps/from-repo installs the chart of the HelmChart `repo-chart`, which builds its chart from a HelmRepository, which kvlint does not fetch; the VirtualMachines its values describe are not checked",
+            "clusters/oci.yaml:51:11 apps/elsewhere not rendered: HelmRelease apps/elsewhere installs the chart of the HelmChart `not-here`, which is not among the checked files; the VirtualMachines its values describe are not checked",
+        ]
+    );
+}
+
+#[test]
+fn without_helm_a_chart_whose_vms_are_in_a_local_dependency_is_named() {
+    let dir = deps_fixture();
+    let empty = tempfile::tempdir().unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], Some(empty.path())));
+    assert!(
+        located(&report, "KV0022").contains(&"clusters/umbrella.yaml:11:14 -/- not rendered: helm is not on PATH; HelmRelease apps/umbrella installs the chart directory `apps/umbrella`, whose VirtualMachines are not checked as rendered".to_owned()),
+        "{:#?}",
+        located(&report, "KV0022")
     );
 }
 

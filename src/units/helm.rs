@@ -173,7 +173,17 @@ fn flux_source(spec: &Node) -> Option<Source<'_>> {
     } else {
         // The OCIRepository or HelmChart the reference names is taken to be named after its
         // chart, as it usually is.
-        named(spec.get("chartRef")?.get("name")?)?
+        let reference = spec.get("chartRef")?;
+        match named(reference.get("name")?)? {
+            // `units::charts` renders the chart a HelmChart builds from the repository, or
+            // names it as not rendered.
+            Chart::Named(_)
+                if reference.get("kind").and_then(Node::as_str) == Some("HelmChart") =>
+            {
+                Chart::Directory
+            }
+            chart => chart,
+        }
     };
     Some(Source {
         chart,
@@ -640,6 +650,19 @@ spec:
 ",
         );
         assert!(directory.findings.is_empty());
+        // So is the chart of a HelmChart a `chartRef` names; an OCIRepository's is fetched.
+        let (_, helm_chart) = flux(
+            "  chartRef: {kind: HelmChart, name: vms}
+  values: {vm: {instanceType: u1.small}}
+",
+        );
+        assert!(helm_chart.findings.is_empty());
+        let (_, oci) = flux(
+            "  chartRef: {kind: OCIRepository, name: vms}
+  values: {vm: {instanceType: u1.small}}
+",
+        );
+        assert_eq!(oci.findings.len(), 1);
     }
 
     #[test]

@@ -1,10 +1,7 @@
 //! A chart directory's files: the ones `helm template` reads (the cache keys on them, and
-//! they are checked as rendered rather than as written), and the dependencies it cannot
-//! render without.
+//! they are checked as rendered rather than as written).
 
 use std::path::{Path, PathBuf};
-
-use crate::yaml::{Limits, Node};
 
 /// Files of a chart walked at most: a larger directory is not a chart kvlint renders from
 /// the cache, and its files beyond stay checked as written.
@@ -38,59 +35,6 @@ pub(super) fn files(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(out)
 }
 
-/// A dependency of `Chart.yaml` that is not in the chart's `charts/` directory (neither as a
-/// directory nor as a packaged `.tgz`): Argo CD and Flux fetch it, `helm template` does not.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Missing {
-    pub name: String,
-    pub repository: String,
-}
-
-pub(super) fn missing_dependencies(chart: &Path) -> Vec<Missing> {
-    let Ok(text) = crate::source::read_file_text(&chart.join("Chart.yaml")) else {
-        return Vec::new();
-    };
-    let Some(Ok(document)) = crate::yaml::parse_stream(&text, Limits::default())
-        .into_iter()
-        .next()
-    else {
-        return Vec::new();
-    };
-    let vendored: Vec<String> = std::fs::read_dir(chart.join("charts"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .collect();
-    let present = |name: &str| {
-        vendored.iter().any(|file| {
-            file == name
-                || file
-                    .strip_prefix(name)
-                    .and_then(|rest| rest.strip_prefix('-'))
-                    .is_some_and(|rest| rest.to_ascii_lowercase().ends_with(".tgz"))
-        })
-    };
-    document
-        .root
-        .get("dependencies")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|dependency| {
-            let name = dependency.get("name")?.as_str()?;
-            let repository = dependency
-                .get("repository")
-                .and_then(Node::as_str)
-                .unwrap_or_default();
-            (!present(name)).then(|| Missing {
-                name: name.to_owned(),
-                repository: repository.to_owned(),
-            })
-        })
-        .collect()
-}
-
 /// The first of `paths` that resolves (symbolic links followed, as Helm follows them) outside
 /// `repository`, the resolved repository root.
 pub(super) fn outside<'p>(
@@ -111,36 +55,12 @@ pub(super) fn mentions_kubevirt(files: &[PathBuf]) -> bool {
         .any(|text| crate::units::helm::mentions_kubevirt(&text))
 }
 
-/// Copies the chart at `from` to `to` with its `values.yaml` emptied (Flux `valuesFiles`
-/// replace the chart's values).
-pub(super) fn copy_without_values(
-    from: &Path,
-    files: &[PathBuf],
-    to: &Path,
-) -> std::io::Result<()> {
-    for file in files {
-        let Ok(inside) = file.strip_prefix(from) else {
-            continue;
-        };
-        let target = to.join(inside);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        if inside == Path::new("values.yaml") || inside == Path::new("values.yml") {
-            std::fs::write(&target, "{}\n")?;
-        } else {
-            std::fs::copy(file, &target)?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn dependencies_not_vendored_are_missing() {
+    fn chart_files_are_listed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("Chart.yaml"),
@@ -149,13 +69,6 @@ mod tests {
         .unwrap();
         std::fs::create_dir_all(dir.path().join("charts/local")).unwrap();
         std::fs::write(dir.path().join("charts/cache-2.0.0.tgz"), b"").unwrap();
-        assert_eq!(
-            missing_dependencies(dir.path()),
-            [Missing {
-                name: "db".to_owned(),
-                repository: "https://charts.example.com".to_owned()
-            }]
-        );
         let files = files(dir.path()).unwrap();
         assert_eq!(files.len(), 2);
         assert!(!mentions_kubevirt(&files));

@@ -5,12 +5,15 @@
 //! render VirtualMachines, and its files are checked as written.
 
 mod chart;
+mod chart_ref;
+mod dependencies;
 mod helm;
 mod output;
 mod parts;
 mod positions;
 mod post_render;
 mod release;
+mod semver;
 mod values;
 
 use std::collections::BTreeSet;
@@ -60,6 +63,10 @@ pub(super) fn render(
     }
     if releases.is_empty() {
         return;
+    }
+    let root = std::fs::canonicalize(&repository).unwrap_or_else(|_| repository.clone());
+    for release in &mut releases {
+        release.dependencies = dependencies::resolve(&release.chart, &root);
     }
     let timeout = super::build_timeout(context.options);
     let store = super::cache_root(context.options).map(|root| Store::new(&root));
@@ -193,17 +200,27 @@ fn discover(
     // helm-controller reads `valuesFrom` in the cluster: the ConfigMaps and Secrets applied,
     // taken as the repository writes them (as Flux's `substituteFrom` is).
     let sources = super::flux::variable_sources_in(texts);
+    let helm_charts = chart_ref::helm_charts(texts);
     let mut found = Vec::new();
     for (file, text) in flux {
         let replaced = |node: &Node| is_replaced(file, node, chained);
-        found.extend(release::flux(file, text, &shown, &sources, &replaced));
+        found.extend(release::flux(
+            file,
+            text,
+            &shown,
+            &sources,
+            &replaced,
+            &helm_charts,
+        ));
     }
     for entry in rendered_releases {
         found.extend(
-            release::flux_release(&entry.file, &entry.node, &shown, &sources).map(|mut found| {
-                release::with_post_renderers(&mut found, &entry.file, &entry.text, &entry.node);
-                found.map(|release| rendered_by(release, &entry.unit))
-            }),
+            release::flux_release(&entry.file, &entry.node, &shown, &sources, &helm_charts).map(
+                |mut found| {
+                    release::with_post_renderers(&mut found, &entry.file, &entry.text, &entry.node);
+                    found.map(|release| rendered_by(release, &entry.unit))
+                },
+            ),
         );
     }
     // Findings about the Applications are the Argo CD stage's.
@@ -271,6 +288,11 @@ fn not_rendered(releases: &[Release], reason: &str) -> Vec<Finding> {
         .filter(|release| {
             release.values_describe_vms
                 || chart::files(&release.chart).is_some_and(|files| chart::mentions_kubevirt(&files))
+                || release
+                    .dependencies
+                    .local
+                    .iter()
+                    .any(|local| chart::mentions_kubevirt(&local.files))
         })
         .map(|release| {
             Finding::new(
@@ -303,30 +325,10 @@ impl Renderer<'_> {
     /// The output of the `n`th release, with the chart's files; or the finding that says why
     /// there is none.
     fn render(&self, n: usize, release: &Release) -> Rendered {
-        let files = chart::files(&release.chart);
-        let missing = chart::missing_dependencies(&release.chart);
-        if let Some(first) = missing.first() {
-            let names: Vec<String> = missing
-                .iter()
-                .map(|m| format!("`{}` ({})", m.name, m.repository))
-                .collect();
-            let finding = Finding::new(
-                &rules::UNIT_NOT_RENDERED,
-                release.at.clone(),
-                format!(
-                    "not rendered: the chart `{}` of {} depends on {}, which is not in its charts/ directory; kvlint does not download charts",
-                    super::display_dir(&release.chart),
-                    release.label,
-                    names.join(", ")
-                ),
-            )
-            .with_help(format!(
-                "vendor the dependency (`helm dependency build {}`, then commit charts/) to have the chart checked as rendered; the first missing one is `{}`",
-                super::display_dir(&release.chart),
-                first.name
-            ));
+        if let Some(finding) = unmet_dependencies(release) {
             return (Vec::new(), Err(Box::new(finding)));
         }
+        let files = chart::files(&release.chart);
         let set_files: Vec<PathBuf> = release
             .set
             .iter()
@@ -336,6 +338,7 @@ impl Renderer<'_> {
         let read = files
             .iter()
             .flatten()
+            .chain(dependency_files(release))
             .chain(&release.value_files)
             .chain(&set_files);
         if let Some(path) = chart::outside(self.repository, read) {
@@ -370,7 +373,12 @@ impl Renderer<'_> {
                     .with_help("Argo CD and Flux cannot apply a release whose chart does not render; the chart's files are checked as written"),
             )
         });
-        (files.unwrap_or_default(), result)
+        let files = files
+            .unwrap_or_default()
+            .into_iter()
+            .chain(dependency_files(release).cloned())
+            .collect();
+        (files, result)
     }
 
     fn run(
@@ -397,7 +405,11 @@ impl Renderer<'_> {
             return build();
         };
         let key_of = |content: &dyn Fn(&Path) -> Content| {
-            let read: Vec<&PathBuf> = files.iter().chain(&release.value_files).collect();
+            let read: Vec<&PathBuf> = files
+                .iter()
+                .chain(dependency_files(release))
+                .chain(&release.value_files)
+                .collect();
             cache::key(&KeyInput {
                 tool: &self.helm.identity(),
                 temp_root: Path::new(""),
@@ -437,10 +449,17 @@ impl Renderer<'_> {
         let failed = |err: std::io::Error| {
             BuildError::Failed(format!("cannot write to a temporary directory: {err}"))
         };
-        let chart = if release.chart_values_replaced {
+        let local = &release.dependencies.local;
+        let chart = if release.chart_values_replaced || !local.is_empty() {
             let copy = dir.join("chart");
-            chart::copy_without_values(&release.chart, files.unwrap_or_default(), &copy)
-                .map_err(failed)?;
+            dependencies::stage(
+                &release.chart,
+                files.unwrap_or_default(),
+                local,
+                release.chart_values_replaced,
+                &copy,
+            )
+            .map_err(failed)?;
             copy
         } else {
             release.chart.clone()
@@ -470,6 +489,72 @@ impl Renderer<'_> {
         }
         Ok(arguments)
     }
+}
+
+/// The files of the local dependencies placed in a release's chart.
+fn dependency_files(release: &Release) -> impl Iterator<Item = &PathBuf> {
+    release
+        .dependencies
+        .local
+        .iter()
+        .flat_map(|local| &local.files)
+}
+
+/// The finding about a release whose chart depends on a chart that is neither vendored in its
+/// `charts/` nor, for a local dependency, usable from the repository.
+fn unmet_dependencies(release: &Release) -> Option<Finding> {
+    let unmet = &release.dependencies.unmet;
+    let first = unmet.first()?;
+    let chart = super::display_dir(&release.chart);
+    let remote: Vec<String> = unmet
+        .iter()
+        .filter(|dependency| dependency.problem.is_none())
+        .map(|dependency| format!("`{}` ({})", dependency.name, dependency.repository))
+        .collect();
+    let mut described: Vec<String> = unmet
+        .iter()
+        .filter_map(|dependency| {
+            let problem = dependency.problem.as_ref()?;
+            let repository = if dependency.repository.is_empty() {
+                "charts/"
+            } else {
+                &dependency.repository
+            };
+            Some(format!(
+                "the local chart `{}` ({repository}), but {problem}",
+                dependency.name
+            ))
+        })
+        .collect();
+    if !remote.is_empty() {
+        described.push(format!(
+            "{}, which is not in its charts/ directory; kvlint does not download charts",
+            remote.join(", ")
+        ));
+    }
+    let help = if first.problem.is_none() {
+        format!(
+            "vendor the dependency (`helm dependency build {chart}`, then commit charts/) to have the chart checked as rendered; the first missing one is `{}`",
+            first.name
+        )
+    } else {
+        format!(
+            "Flux and Argo CD fail to build the chart: point `repository: file://…` at a chart directory of the repository whose version satisfies the constraint; the first unmet one is `{}`",
+            first.name
+        )
+    };
+    Some(
+        Finding::new(
+            &rules::UNIT_NOT_RENDERED,
+            release.at.clone(),
+            format!(
+                "not rendered: the chart `{chart}` of {} depends on {}",
+                release.label,
+                described.join("; "),
+            ),
+        )
+        .with_help(help),
+    )
 }
 
 /// What the cache keys a release on besides the files: every argument, the values' text

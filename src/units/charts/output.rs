@@ -81,9 +81,17 @@ fn parsed(text: &str) -> Vec<Node> {
 }
 
 /// The file of the chart a `# Source:` path names: the path without its first component (the
-/// chart's name), under the chart directory.
-fn template_path(chart: &Path, source: &str) -> Option<std::path::PathBuf> {
+/// chart's name), under the chart directory, or under the directory of the local dependency
+/// placed in `charts/` for the rendering.
+fn template_path(
+    chart: &Path,
+    subcharts: &[(String, std::path::PathBuf)],
+    source: &str,
+) -> Option<std::path::PathBuf> {
     let (_, inside) = source.split_once('/')?;
+    if let Some(path) = super::dependencies::subchart_file(subcharts, inside) {
+        return Some(path);
+    }
     let path = crate::k8s::normalise_path(&chart.join(inside));
     path.starts_with(crate::k8s::normalise_path(chart))
         .then_some(path)
@@ -146,7 +154,7 @@ pub(super) fn read(
         .collect::<BTreeSet<&str>>()
         .into_iter()
         .filter_map(|source| {
-            let path = template_path(&release.chart, source)?;
+            let path = template_path(&release.chart, &release.dependencies.subcharts, source)?;
             let text = crate::source::read_file_text(&path).ok()?;
             Some((
                 source,
@@ -241,9 +249,9 @@ mod tests {
             ]
         );
         assert_eq!(
-            template_path(Path::new("charts/vm"), "vm/charts/db/templates/c.yaml"),
+            template_path(Path::new("charts/vm"), &[], "vm/charts/db/templates/c.yaml"),
             Some(Path::new("charts/vm/charts/db/templates/c.yaml").to_path_buf())
         );
-        assert_eq!(template_path(Path::new("c"), "no-slash"), None);
+        assert_eq!(template_path(Path::new("c"), &[], "no-slash"), None);
     }
 }

@@ -1,5 +1,6 @@
 //! The releases of chart directories in the repository, read from their entry points: a Flux
-//! `HelmRelease` whose chart is a path of a `GitRepository`, and an Argo CD Application
+//! `HelmRelease` whose chart (`spec.chart`, or the HelmChart its `spec.chartRef` names) is a
+//! path of a `GitRepository`, and an Argo CD Application
 //! source whose directory is a Helm chart. Each becomes the `helm template` invocation the
 //! controller's own rendering amounts to.
 
@@ -15,6 +16,8 @@ use crate::units::argocd::Target;
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
+use super::chart_ref::{HelmChart, referenced_spec};
+use super::dependencies::Resolved;
 use super::post_render::PostRenderers;
 use super::values;
 
@@ -44,14 +47,16 @@ pub(super) struct Release {
     pub values_describe_vms: bool,
     /// Flux `spec.postRenderers`, run over the output.
     pub post_renderers: Option<Arc<PostRenderers>>,
+    /// The chart's dependencies, met or not (resolved before rendering).
+    pub dependencies: Resolved,
 }
 
 /// A chart-directory release, or why it is not rendered.
 pub(super) type Found = Result<Release, Box<Finding>>;
 
 /// The releases of the Flux HelmReleases in `text` (of `file`) whose chart is a directory of
-/// a GitRepository: the path is relative to the repository root, `shown_root` as the report
-/// names it.
+/// a GitRepository, given by `spec.chart` or by one of `helm_charts` that `spec.chartRef`
+/// names: the path is relative to the repository root, `shown_root` as the report names it.
 /// A HelmRelease `replaced` by one a unit renders is left out.
 pub(super) fn flux(
     file: &Arc<str>,
@@ -59,6 +64,7 @@ pub(super) fn flux(
     shown_root: &Path,
     sources: &[VariableSource],
     replaced: &dyn Fn(&Node) -> bool,
+    helm_charts: &[HelmChart],
 ) -> Vec<Found> {
     let mut out = Vec::new();
     let shared: Arc<str> = Arc::from(text);
@@ -74,7 +80,7 @@ pub(super) fn flux(
             && node.get("kind").and_then(Node::as_str) == Some("HelmRelease");
         if is_release
             && !replaced(node)
-            && let Some(mut found) = flux_release(file, node, shown_root, sources)
+            && let Some(mut found) = flux_release(file, node, shown_root, sources, helm_charts)
         {
             with_post_renderers(&mut found, file, &shared, node);
             out.push(found);
@@ -105,18 +111,15 @@ pub(super) fn flux_release(
     node: &Node,
     shown_root: &Path,
     sources: &[VariableSource],
+    helm_charts: &[HelmChart],
 ) -> Option<Found> {
     let spec = node.get("spec")?;
-    let template = spec.get("chart")?.get("spec")?;
-    let source_kind = template
-        .get("sourceRef")
-        .and_then(|s| s.get("kind"))
-        .and_then(Node::as_str);
-    if source_kind != Some("GitRepository") {
-        return None;
-    }
-    let chart_node = template.get("chart")?;
     let metadata = node.get("metadata");
+    let (template, chart_ref) = match chart_template(file, node, spec, helm_charts) {
+        Ok(found) => found,
+        Err(reported) => return reported.map(Err),
+    };
+    let chart_node = template.get("chart")?;
     let text = |parent: Option<&Node>, key: &str| {
         parent
             .and_then(|p| p.get(key))
@@ -136,7 +139,12 @@ pub(super) fn flux_release(
     );
     let at = Location {
         file: Arc::clone(file),
-        span: chart_node.span,
+        // The HelmChart's `chart:` may be in another file: the reference stands for it.
+        span: chart_ref.map_or(chart_node.span, |reference| {
+            reference
+                .get("name")
+                .map_or(reference.span, |name| name.span)
+        }),
     };
     let via = Via {
         kind: "HelmRelease".to_owned(),
@@ -193,6 +201,7 @@ pub(super) fn flux_release(
         chart_values_replaced,
         values_describe_vms,
         post_renderers: None,
+        dependencies: Resolved::default(),
     };
     match values::flux_values(spec, own_namespace.as_deref(), sources) {
         Ok(values) => Some(Ok(Release {
@@ -201,6 +210,102 @@ pub(super) fn flux_release(
         })),
         Err(unreadable) => Some(Err(Box::new(values_not_read(file, &release, &unreadable)))),
     }
+}
+
+/// The chart template of a HelmRelease: `spec.chart.spec`, or the spec of the HelmChart that
+/// `spec.chartRef` names, with the reference; Err with what to report, if anything, when the
+/// chart is not a directory of a GitRepository.
+fn chart_template<'n>(
+    file: &Arc<str>,
+    node: &'n Node,
+    spec: &'n Node,
+    helm_charts: &'n [HelmChart],
+) -> Result<(&'n Node, Option<&'n Node>), Option<Box<Finding>>> {
+    let own_namespace = node
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty());
+    // `spec.chart` creates a HelmChart from its template; `spec.chartRef` names one.
+    let chart_ref = spec.get("chartRef").filter(|_| spec.get("chart").is_none());
+    let template = match chart_ref {
+        // An OCIRepository or an ExternalArtifact: a chart `units::helm` names by its name.
+        Some(reference) if reference.get("kind").and_then(Node::as_str) != Some("HelmChart") => {
+            return Err(None);
+        }
+        Some(reference) => match referenced_spec(reference, own_namespace, helm_charts) {
+            Some(template) => template,
+            None => {
+                return Err(chart_ref_not_rendered(
+                    file,
+                    node,
+                    reference,
+                    "is not among the checked files",
+                ));
+            }
+        },
+        None => spec.get("chart").and_then(|c| c.get("spec")).ok_or(None)?,
+    };
+    let source_kind = template
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Node::as_str);
+    if source_kind != Some("GitRepository") {
+        let reason = format!(
+            "builds its chart from a {}, which kvlint does not fetch",
+            source_kind.unwrap_or("source")
+        );
+        return Err(
+            chart_ref.and_then(|reference| chart_ref_not_rendered(file, node, reference, &reason))
+        );
+    }
+    Ok((template, chart_ref))
+}
+
+/// The finding about a HelmRelease whose `spec.chartRef` names a HelmChart that kvlint does not
+/// render (`why`), when its values describe VirtualMachines.
+fn chart_ref_not_rendered(
+    file: &Arc<str>,
+    node: &Node,
+    reference: &Node,
+    why: &str,
+) -> Option<Box<Finding>> {
+    let spec = node.get("spec")?;
+    if !spec
+        .get("values")
+        .is_some_and(crate::units::helm::describes_vms)
+    {
+        return None;
+    }
+    let chart = reference.get("name")?;
+    let metadata = node.get("metadata");
+    let field = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let name = field("name").unwrap_or_default();
+    let namespace = field("namespace");
+    let label = namespace
+        .as_ref()
+        .map_or_else(|| name.clone(), |ns| format!("{ns}/{name}"));
+    Some(Box::new(
+        Finding::new(
+            &rules::UNIT_NOT_RENDERED,
+            Location {
+                file: Arc::clone(file),
+                span: chart.span,
+            },
+            format!(
+                "not rendered: HelmRelease {label} installs the chart of the HelmChart `{}`, which {why}; the VirtualMachines its values describe are not checked",
+                chart.as_str().unwrap_or_default()
+            ),
+        )
+        .with_object(Some(object_ref(node, &name, namespace.as_ref())))
+        .with_help("commit the HelmChart and its chart directory beside the HelmRelease, or render the chart with `helm template` and pipe the output to `kvlint check -`"),
+    ))
 }
 
 /// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
@@ -371,6 +476,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         chart_values_replaced: false,
         values_describe_vms,
         post_renderers: None,
+        dependencies: Resolved::default(),
     })
 }
 
