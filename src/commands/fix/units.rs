@@ -57,15 +57,26 @@ fn group_refusal(group: &[&Finding], unit_files: &BTreeMap<String, Vec<String>>)
     let file = &*first.location.file;
     // A chart's template is not the manifest: its lines hold template actions, and one line
     // renders every object of a `range`.
-    let templated = group.iter().any(|f| {
+    let chart = group.iter().find_map(|f| {
         f.unit
             .as_ref()
-            .is_some_and(|unit| unit.kind == crate::diag::UnitKind::Helm && unit.path != file)
+            .filter(|unit| unit.kind == crate::diag::UnitKind::Helm && unit.path != file)
     });
-    if templated {
-        return Some(format!(
-            "{file} is a Helm template; change the chart or the values its release gives it"
-        ));
+    if let Some(chart) = chart {
+        // In the chart, or in a local dependency's `templates/`.
+        let path = std::path::Path::new(file);
+        let template = path.starts_with(&chart.path)
+            || path.components().any(|c| c.as_os_str() == "templates");
+        return Some(if template {
+            format!(
+                "{file} is a Helm template; change the chart or the values its release gives it"
+            )
+        } else {
+            format!(
+                "{file} declares the release of the chart {}, not the object; change its post renderers or values by hand",
+                chart.path
+            )
+        });
     }
     let mut rendered_from: Vec<String> = group.iter().flat_map(|f| rendered_objects(f)).collect();
     rendered_from.sort();
@@ -400,6 +411,45 @@ mod tests {
         ("dev", &["dev/kustomization.yaml", "base/vm.yaml"]),
         ("prod", &["prod/kustomization.yaml", "base/vm.yaml"]),
     ];
+
+    #[test]
+    fn a_finding_a_helm_release_renders_is_never_fixed_and_says_where_it_comes_from() {
+        let running = &rules::DEPRECATED_RUNNING;
+        let helm = |file: &str| {
+            let mut finding = rendered(running, "charts/vm", "vms", "spec.running");
+            finding.location.file = Arc::from(file);
+            finding.unit = Some(Arc::new(UnitRef {
+                kind: UnitKind::Helm,
+                path: "charts/vm".to_owned(),
+                via: None,
+            }));
+            finding
+        };
+        let template = checked(vec![helm("charts/vm/templates/vm.yaml")], &[]);
+        assert_eq!(
+            reasons(&template),
+            [(
+                "charts/vm".to_owned(),
+                "charts/vm/templates/vm.yaml is a Helm template; change the chart or the values its release gives it".to_owned()
+            )]
+        );
+        // A local dependency's template, outside the chart directory.
+        let dependency = checked(vec![helm("apps/vm-lib/templates/vm.yaml")], &[]);
+        assert!(
+            reasons(&dependency)[0].1.ends_with(
+                "is a Helm template; change the chart or the values its release gives it"
+            )
+        );
+        // A post renderer's patch line, in the HelmRelease's file.
+        let patch = checked(vec![helm("clusters/prod/vms.yaml")], &[]);
+        assert_eq!(
+            reasons(&patch),
+            [(
+                "charts/vm".to_owned(),
+                "clusters/prod/vms.yaml declares the release of the chart charts/vm, not the object; change its post renderers or values by hand".to_owned()
+            )]
+        );
+    }
 
     #[test]
     fn one_edit_right_for_every_vm_of_a_shared_line_is_made() {
