@@ -1,5 +1,6 @@
 //! Argo CD `Application`s (argoproj.io) as units: each source's `path` rendered as the repo
-//! server renders it (reposerver/repository `GenerateManifests`). The source type is the one
+//! server renders it (reposerver/repository `GenerateManifests`), after the override files of
+//! its directory are merged into it (`overrides`). The source type is the one
 //! the Application names (`kustomize:`, `directory:`, `helm:`, `plugin:`), else discovered
 //! from the directory (`discovery.AppType`: a kustomization → Kustomize, a `Chart.yaml` →
 //! Helm, else Directory). A Kustomize source is built from a shadow copy of the app's
