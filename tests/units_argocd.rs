@@ -703,6 +703,29 @@ fn override_files_beside_a_kustomize_source_are_merged_as_argo_cd_merges_them() 
         ],
         "{staged:#}"
     );
+    // A suppression comment in the override file covers the finding reported there.
+    let file = repo.path().join("apps/web/.argocd-source-web-prod.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replace(
+            "          value: standard.lage",
+            "          # kvlint: ignore[KV1006] created by the platform team\n          value: standard.lage",
+        ),
+    )
+    .unwrap();
+    let suppressed = self::report(repo.path());
+    let left: Vec<String> = summary(&suppressed)
+        .into_iter()
+        .filter(|line| line.starts_with("KV1006 apps/web/"))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            "KV1006 apps/web/.argocd-source-team-a_web-team.yaml:9:11 team-a/shared-web [argocd:apps/web via Application web-team]"
+        ],
+        "{suppressed:#}"
+    );
 }
 
 #[test]

@@ -500,7 +500,12 @@ pub(super) fn stage(
         rendering.units += 1;
     }
     let mut jobs = Vec::new();
+    let mut scanned = std::collections::BTreeSet::new();
     for target in plan.kustomize {
+        // Findings can point into the override files: their comments can suppress them.
+        let (suppressions, problems) = overrides::suppressions(&target.overrides, &mut scanned);
+        rendering.suppressions.extend(suppressions);
+        rendering.findings.extend(problems);
         let root = match kustomize_root(&target, tree) {
             Ok(root) => root,
             Err(finding) => {

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::diag::Finding;
+use crate::suppress::inline::Suppression;
 use crate::yaml::{self, Entry, Limits, Mapping, Node, Value};
 
 /// The namespace Argo CD runs in, as installed by default: an Application there (or without a
@@ -85,6 +87,26 @@ pub(crate) fn read(dir: &Path, instance: &str) -> Result<Vec<Override>, String> 
         });
     }
     Ok(out)
+}
+
+/// The suppression comments of `overrides` not scanned yet (`scanned`: a file shared by the
+/// Applications of a directory is scanned once), and the findings about malformed ones.
+pub(crate) fn suppressions(
+    overrides: &[Override],
+    scanned: &mut std::collections::BTreeSet<PathBuf>,
+) -> (Vec<Suppression>, Vec<Finding>) {
+    let mut out = (Vec::new(), Vec::new());
+    for file in overrides {
+        if !file.text.contains("kvlint:") || !scanned.insert(file.path.clone()) {
+            continue;
+        }
+        let range = (file.root.span.start.line, file.root.span.end.line);
+        let (suppressions, problems) =
+            crate::suppress::inline::scan(&file.file, &file.text, &[range]);
+        out.0.extend(suppressions);
+        out.1.extend(problems);
+    }
+    out
 }
 
 /// `source` with `overrides` merged onto it in order, the fields Argo CD keeps restored.
