@@ -649,3 +649,136 @@ fn an_application_checked_from_a_subdirectory_is_one_unit_named_from_there() {
         .collect();
     assert_eq!(missing, ["apps/web/vm.yaml web/vm apps/web"], "{report:#}");
 }
+
+/// Parameter overrides committed beside sources, with the Applications that read them.
+const OVERRIDES: &str = "testdata/units/argocd-sources";
+
+#[test]
+fn override_files_beside_a_kustomize_source_are_merged_as_argo_cd_merges_them() {
+    if !kustomize_available(
+        "override_files_beside_a_kustomize_source_are_merged_as_argo_cd_merges_them",
+    ) {
+        return;
+    }
+    let repo = common::git_repository(&[]);
+    copy_tree(Path::new(OVERRIDES), repo.path());
+    let report = report(repo.path());
+    let lines: Vec<String> = summary(&report)
+        .into_iter()
+        .filter(|line| line.contains(" apps/web/"))
+        .collect();
+    let expected = [
+        // The patch of the file named after the Application's namespace and name (an
+        // Application outside Argo CD's namespace), reported at the line that writes the value.
+        "KV1006 apps/web/.argocd-source-team-a_web-team.yaml:9:11 team-a/shared-web [argocd:apps/web via Application web-team]",
+        "KV1006 apps/web/.argocd-source-web-prod.yaml:9:11 web-prod/shared-web [argocd:apps/web via Application web-prod]",
+        // The repo server reads `.argocd-source-team-a_web-team.yaml` for web-team, never this
+        // one: it stays a plain file (its `never-` prefix is nowhere).
+        "KV0006 apps/web/.argocd-source-web-team.yaml:1:1 - [-]",
+        "KV0021 apps/web/.argocd-source-web-team.yaml:1:1 - [-]",
+        // `.argocd-source.yaml` sets the prefix of every Application of the directory, web-dev's
+        // own `argo-` replaced.
+        "KV3007 apps/web/vm.yaml:9:3 web-dev/shared-web [argocd:apps/web via Application web-dev] web-dev/shared-web web-prod/shared-web team-a/shared-web",
+    ];
+    assert_eq!(lines, expected, "{report:#}");
+    // The files a unit reads include its override files: staging one re-checks the unit.
+    let staged = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+        .args([
+            "check",
+            "--index",
+            ".",
+            "apps/web/.argocd-source-web-prod.yaml",
+        ])
+        .args(["--format", "json", "--fail-on", "none", "--catalog", "none"])
+        .arg("--no-cache")
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    let staged = common::json_report(&staged);
+    let lines = summary(&staged);
+    assert_eq!(
+        lines,
+        [
+            "KV1006 apps/web/.argocd-source-web-prod.yaml:9:11 web-prod/shared-web [argocd:apps/web via Application web-prod]"
+        ],
+        "{staged:#}"
+    );
+    // A suppression comment in the override file covers the finding reported there.
+    let file = repo.path().join("apps/web/.argocd-source-web-prod.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replace(
+            "          value: standard.lage",
+            "          # kvlint: ignore[KV1006] created by the platform team\n          value: standard.lage",
+        ),
+    )
+    .unwrap();
+    let suppressed = self::report(repo.path());
+    let left: Vec<String> = summary(&suppressed)
+        .into_iter()
+        .filter(|line| line.starts_with("KV1006 apps/web/"))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            "KV1006 apps/web/.argocd-source-team-a_web-team.yaml:9:11 team-a/shared-web [argocd:apps/web via Application web-team]"
+        ],
+        "{suppressed:#}"
+    );
+}
+
+#[test]
+fn an_override_file_argo_cd_cannot_parse_fails_the_application() {
+    if !kustomize_available("an_override_file_argo_cd_cannot_parse_fails_the_application") {
+        return;
+    }
+    let repo = common::git_repository(&[
+        ("apps.yaml", &application("web", "apps/web", "")),
+        ("apps/web/kustomization.yaml", "resources: [vm.yaml]\n"),
+        ("apps/web/vm.yaml", VM),
+        (
+            "apps/web/.argocd-source-web.yaml",
+            "kustomize:\n  images: [\n",
+        ),
+        (
+            "apps/tools/.argocd-source.yaml",
+            "kustomize:\n  namePrefix: tools-\n",
+        ),
+        ("apps/tools/vm.yaml", VM),
+        ("tools.yaml", &application("tools", "apps/tools", "")),
+        (
+            "apps/labels/kustomization.yaml",
+            "commonLabels:\n  team: a\nresources: [vm.yaml]\n",
+        ),
+        ("apps/labels/vm.yaml", VM),
+        (
+            "apps/labels/.argocd-source.yaml",
+            "kustomize:\n  commonLabels:\n    team: b\n",
+        ),
+        ("labels.yaml", &application("labels", "apps/labels", "")),
+    ]);
+    let report = report(repo.path());
+    let failed: Vec<String> = findings(&report, "KV0020")
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "apps.yaml:9 Argo CD cannot render Application web: error while parsing source parameters: apps/web/.argocd-source-web.yaml: error converting YAML to JSON: while parsing a node, did not find expected node content (line 2)",
+            // The edit an override file asks for is refused at its line.
+            "apps/labels/.argocd-source.yaml:2 Argo CD cannot render Application labels: kustomize edit add label: label team already in kustomization file. Use --force to override.",
+            // An override file that sets `kustomize` options makes a Directory source
+            // Kustomize, which fails without a kustomization.
+            "tools.yaml:9 Argo CD cannot render Application tools: unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory 'apps/tools'",
+        ]
+    );
+}

@@ -797,3 +797,120 @@ fn documents_are_placed_in_the_template_part_that_prints_them() {
         )
     );
 }
+
+/// Applications with override files beside their chart, and one whose value files are in its
+/// other sources.
+const ARGOCD_SOURCES: &str = "testdata/units/argocd-sources";
+
+/// Findings about the chart `charts/vm` or naming another source: code, place, object, the
+/// quoted name in the message.
+fn chart_findings(report: &Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] != "platform/instancetypes.yaml")
+        .filter(|d| {
+            d["unit"]["path"] == "charts/vm" || d["file"].as_str().unwrap().starts_with("argocd/")
+        })
+        .filter(|d| d["code"] != "KV3007")
+        .map(|d| {
+            let message = d["message"].as_str().unwrap();
+            let quoted = message.split(['"', '`']).nth(1).unwrap_or(message);
+            format!(
+                "{} {}:{}:{} {}/{} {quoted}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["namespace"].as_str().unwrap_or(""),
+                d["object"]["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn argo_cd_override_files_and_value_files_of_other_sources_are_applied() {
+    if !helm_available("argo_cd_override_files_and_value_files_of_other_sources_are_applied") {
+        return;
+    }
+    let dir = copy_of(ARGOCD_SOURCES);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    assert_eq!(
+        chart_findings(&report),
+        [
+            // The other repository's value file is left out; the chart renders without it.
+            "KV0022 argocd/charts.yaml:27:13 / $shared/vm/values.yaml",
+            // `.argocd-source-vm-prod.yaml` replaces the parameters of `.argocd-source.yaml`.
+            "KV1006 charts/vm/templates/vm.yaml:7:3 vm-prod/vm-prod standard.lage",
+            // `$values/envs/prod/values.yaml`: the reference source is this repository.
+            "KV1006 charts/vm/templates/vm.yaml:7:3 vm-multi/vm-multi standard.larg",
+        ],
+        "{report:#}"
+    );
+    // A reference Argo CD cannot resolve fails the Application; a missing file of this
+    // repository fails Helm, unless missing value files are ignored.
+    let multi = |name: &str, value_file: &str, extra: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  sources:
+    - repoURL: https://git.example.com/gitops.git
+      path: charts/vm
+      helm:
+        valueFiles: ['{value_file}']
+{extra}    - repoURL: https://git.example.com/gitops.git
+      ref: values
+  destination:
+    namespace: {name}
+"
+        )
+    };
+    let apps = [
+        multi("unknown", "$config/prod.yaml", ""),
+        multi("outside", "$values/../prod.yaml", ""),
+        multi("missing", "$values/envs/none.yaml", ""),
+        multi(
+            "ignored",
+            "$values/envs/none.yaml",
+            "        ignoreMissingValueFiles: true\n",
+        ),
+    ];
+    std::fs::write(dir.path().join("argocd/refs.yaml"), apps.join("---\n")).unwrap();
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let failed: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "argocd/refs.yaml")
+        .map(|d| {
+            format!(
+                "{} {} {}",
+                d["code"].as_str().unwrap(),
+                d["line"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(failed.len(), 3, "{failed:#?}");
+    assert!(failed[0].starts_with("KV0020 11 Argo CD cannot render Application unknown: source referenced \"$config\", which is not one of the available sources ($values)"), "{failed:#?}");
+    assert!(failed[1].starts_with("KV0020 27 Argo CD cannot render Application outside: error resolving value file path: file '/../prod.yaml' resolved to outside repository root"), "{failed:#?}");
+    assert!(
+        failed[2].starts_with(
+            "KV0020 41 helm template cannot render the chart `charts/vm` of Application missing"
+        ),
+        "{failed:#?}"
+    );
+    let ignored: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["object"]["name"] == "ignored")
+        .collect();
+    assert!(!ignored.is_empty(), "{report:#}");
+}

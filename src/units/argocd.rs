@@ -1,5 +1,6 @@
 //! Argo CD `Application`s (argoproj.io) as units: each source's `path` rendered as the repo
-//! server renders it (reposerver/repository `GenerateManifests`). The source type is the one
+//! server renders it (reposerver/repository `GenerateManifests`), after the override files of
+//! its directory are merged into it (`overrides`). The source type is the one
 //! the Application names (`kustomize:`, `directory:`, `helm:`, `plugin:`), else discovered
 //! from the directory (`discovery.AppType`: a kustomization → Kustomize, a `Chart.yaml` →
 //! Helm, else Directory). A Kustomize source is built from a shadow copy of the app's
@@ -12,7 +13,10 @@ mod appset;
 mod directory;
 mod glob;
 mod kustomize;
+mod overrides;
+pub(crate) mod refs;
 mod shadow;
+mod target;
 mod template;
 
 use std::path::{Component, Path, PathBuf};
@@ -22,13 +26,14 @@ use serde_json::Value as Json;
 
 use super::discover::{Root, Tree};
 use super::kustomization::{FILE_NAMES, is_remote};
-use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
+use crate::diag::{Finding, Location, Via};
 use crate::k8s::{RenderedIn, normalise_path};
 use crate::rules;
 use crate::suppress::inline::Suppression;
 use crate::yaml::{self, Limits, Node, Span, Value};
 pub(crate) use shadow::{Shadow, Shadowed};
 use shadow::{not_written, shadow_kustomization};
+pub(crate) use target::Target;
 
 /// The API group of Argo CD's kinds.
 pub(super) const GROUP: &str = "argoproj.io";
@@ -193,48 +198,6 @@ fn applications_of(
     }
 }
 
-/// One source of an Application that kvlint renders.
-#[derive(Clone, Debug)]
-pub(crate) struct Target {
-    pub app: Arc<App>,
-    pub source: Node,
-    /// The source's directory, as the report names paths.
-    pub dir: PathBuf,
-}
-
-impl Target {
-    pub(crate) fn unit(&self) -> Arc<UnitRef> {
-        Arc::new(UnitRef {
-            kind: UnitKind::ArgoCd,
-            path: super::display_dir(&self.dir),
-            via: Some(self.app.via.clone()),
-        })
-    }
-
-    /// The namespace objects without one are applied in.
-    pub(crate) fn namespace<'a>(&'a self, default: &'a str) -> &'a str {
-        self.app.destination_namespace().unwrap_or(default)
-    }
-
-    fn options(&self) -> Json {
-        self.source
-            .get("kustomize")
-            .map_or(Json::Null, Node::to_json)
-    }
-
-    fn option_span(&self, option: &str) -> Span {
-        let kustomize = self.source.entry("kustomize");
-        kustomize
-            .and_then(|k| k.value.entry(option))
-            .or(kustomize)
-            .map_or(self.app.span, |e| e.key_span)
-    }
-
-    fn finding(&self, rule: &'static rules::Rule, span: Span, message: String) -> Finding {
-        self.app.finding(rule, span, message)
-    }
-}
-
 /// What the Applications ask kvlint to render.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
@@ -327,14 +290,31 @@ fn classify(app: &Arc<App>, source: &Node, shown_root: &Path, plan: &mut Plan) {
             .push(cannot(format!("{path}: app path is not a directory")));
         return;
     }
+    // The override files are merged before the type is decided (`GetAppSourceType`).
+    let instance = overrides::instance_name(&app.name, app.via.namespace.as_deref());
+    let found = match overrides::read(&dir, &instance) {
+        Ok(found) => found,
+        Err(message) => {
+            plan.findings.push(cannot(message));
+            return;
+        }
+    };
     let target = Target {
         app: Arc::clone(app),
-        source: source.clone(),
+        source: overrides::merged(source, &found),
+        written: source.clone(),
+        overrides: found.into(),
         dir,
+        root: shown_root.to_path_buf(),
     };
     let explicit: Vec<&str> = TYPES
         .iter()
-        .filter(|(key, _)| source.get(key).is_some_and(|n| n.value != Value::Null))
+        .filter(|(key, _)| {
+            target
+                .source
+                .get(key)
+                .is_some_and(|n| n.value != Value::Null)
+        })
         .map(|(_, name)| *name)
         .collect();
     if explicit.len() > 1 {
@@ -344,21 +324,6 @@ fn classify(app: &Arc<App>, source: &Node, shown_root: &Path, plan: &mut Plan) {
         )));
         return;
     }
-    for overrides in [
-        ".argocd-source.yaml".to_owned(),
-        format!(".argocd-source-{}.yaml", app.name),
-    ] {
-        if target.dir.join(&overrides).is_file() {
-            plan.findings.push(target.finding(
-                &rules::UNIT_NOT_RENDERED,
-                path_node.span,
-                format!(
-                    "Application {}: `{overrides}` in its directory overrides the source's parameters, which kvlint does not apply",
-                    app.name
-                ),
-            ));
-        }
-    }
     let kind = explicit
         .first()
         .copied()
@@ -366,7 +331,10 @@ fn classify(app: &Arc<App>, source: &Node, shown_root: &Path, plan: &mut Plan) {
     match kind {
         "Kustomize" => plan.kustomize.push(target),
         "Directory" => plan.directories.push(target),
-        "Helm" => plan.helm.push(target),
+        "Helm" => {
+            plan.findings.extend(refs::elsewhere(&target));
+            plan.helm.push(target);
+        }
         _ => plan.findings.push(target.finding(
             &rules::UNIT_NOT_RENDERED,
             path_node.span,
@@ -431,9 +399,9 @@ pub(crate) fn kustomize_root(target: &Target, tree: &mut Tree) -> Result<Root, B
         .filter_map(Json::as_str)
     {
         if is_remote(component) {
-            return Err(Box::new(target.finding(
+            return Err(Box::new(Finding::new(
                 &rules::UNIT_NOT_RENDERED,
-                target.option_span("components"),
+                target.option_location("components"),
                 format!(
                     "Application {}: component `{component}` is a remote target, which kvlint does not fetch; its files are checked as written",
                     target.app.name
@@ -446,6 +414,8 @@ pub(crate) fn kustomize_root(target: &Target, tree: &mut Tree) -> Result<Root, B
             root.unbuildable.extend(extra.unbuildable);
         }
     }
+    root.closure
+        .extend(target.overrides.iter().map(|o| normalise_path(&o.path)));
     for patch in options
         .get("patches")
         .and_then(Json::as_array)
@@ -530,7 +500,12 @@ pub(super) fn stage(
         rendering.units += 1;
     }
     let mut jobs = Vec::new();
+    let mut scanned = std::collections::BTreeSet::new();
     for target in plan.kustomize {
+        // Findings can point into the override files: their comments can suppress them.
+        let (suppressions, problems) = overrides::suppressions(&target.overrides, &mut scanned);
+        rendering.suppressions.extend(suppressions);
+        rendering.findings.extend(problems);
         let root = match kustomize_root(&target, tree) {
             Ok(root) => root,
             Err(finding) => {
@@ -538,11 +513,20 @@ pub(super) fn stage(
                 continue;
             }
         };
-        // Findings can point into the Application's own options (its patches).
-        if context.keep_sources && target.source.get("kustomize").is_some() {
-            rendering
-                .sources
-                .push((Arc::clone(&target.app.file), Arc::clone(&target.app.text)));
+        // Findings can point into the Application's own options (its patches) and into the
+        // override files.
+        if context.keep_sources {
+            if target.written.get("kustomize").is_some() {
+                rendering
+                    .sources
+                    .push((Arc::clone(&target.app.file), Arc::clone(&target.app.text)));
+            }
+            rendering.sources.extend(
+                target
+                    .overrides
+                    .iter()
+                    .map(|o| (Arc::clone(&o.file), Arc::clone(&o.text))),
+            );
         }
         jobs.push(super::Job {
             unit: target.unit(),
@@ -778,6 +762,12 @@ pub(crate) fn render_directory(
             out.sources.push((Arc::clone(&display), Arc::from(text)));
         }
         out.claimed.push(path);
+    }
+    // The repo server read the override files for this source too.
+    for file in target.overrides.iter().map(|o| &o.path) {
+        if !out.claimed.contains(file) {
+            out.claimed.push(file.clone());
+        }
     }
     for mut object in objects {
         object.rendered_in = Some(Arc::new(RenderedIn {

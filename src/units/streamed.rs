@@ -82,17 +82,18 @@ impl StreamedUnits {
     /// kustomization, and the entry point that names it (whose options findings can point at).
     pub fn first_file(&self, n: usize) -> Option<String> {
         let job = &self.units.get(n)?.job;
-        let entry_layer = job
+        let entry_layers = job
             .argocd
             .as_ref()
             .and_then(|argo| argo.shadow.as_ref())
-            .and_then(|shadow| shadow.layer.as_ref())
+            .into_iter()
+            .flat_map(|shadow| &shadow.layers)
             .map(|(file, _, _)| file.to_string());
         job.files()
             .into_iter()
             .chain([job.root.kustomization.file.to_string()])
             .chain(job.unit.via.as_ref().map(|via| via.file.clone()))
-            .chain(entry_layer)
+            .chain(entry_layers)
             .min()
     }
 

@@ -21,26 +21,19 @@ pub(crate) struct Shadow {
     pub unit_dir: PathBuf,
     /// The app's kustomization file, resolved.
     pub kustomization: PathBuf,
-    /// The Application's file, its text and its `kustomize` block (for attributing fields its
-    /// patches and options write).
-    pub layer: Option<(Arc<str>, Arc<str>, Node)>,
+    /// The Application's file, its text and its `kustomize` block, then each override file's
+    /// (for attributing fields their patches and options write), innermost first.
+    pub layers: Vec<(Arc<str>, Arc<str>, Node)>,
 }
 
 impl Shadow {
     pub(crate) fn of(target: &Target, root: &Root) -> Option<Self> {
         let unit_dir = crate::units::resolve::resolve_dir(&target.dir).ok()?;
         let kustomization = std::fs::canonicalize(&*root.kustomization.file).ok()?;
-        let layer = target.source.get("kustomize").map(|node| {
-            (
-                Arc::clone(&target.app.file),
-                Arc::clone(&target.app.text),
-                node.clone(),
-            )
-        });
         Some(Self {
             unit_dir,
             kustomization,
-            layer,
+            layers: target.kustomize_layers(),
         })
     }
 
@@ -51,7 +44,7 @@ impl Shadow {
         Some(Self {
             unit_dir: crate::units::resolve::resolve_dir(&root.dir).ok()?,
             kustomization: std::fs::canonicalize(&*root.kustomization.file).ok()?,
-            layer: None,
+            layers: Vec::new(),
         })
     }
 
@@ -132,16 +125,15 @@ pub(crate) fn shadow_kustomization(
     .map_err(not_written)?;
     if let Some(error) = edit_error.into_inner() {
         return Err(Box::new(
-            target
-                .finding(
-                    &rules::KUSTOMIZE_BUILD_FAILED,
-                    target.option_span(error.option),
-                    format!(
-                        "Argo CD cannot render Application {}: {}",
-                        target.app.name, error.message
-                    ),
-                )
-                .with_help(BUILD_HELP),
+            Finding::new(
+                &rules::KUSTOMIZE_BUILD_FAILED,
+                target.option_location(error.option),
+                format!(
+                    "Argo CD cannot render Application {}: {}",
+                    target.app.name, error.message
+                ),
+            )
+            .with_help(BUILD_HELP),
         ));
     }
     let mut files = Vec::new();

@@ -85,7 +85,7 @@ fn the_shadow_maps_back_to_the_repository() {
     let shadow = Shadow {
         unit_dir: PathBuf::from("/repo/apps/web/dev"),
         kustomization: PathBuf::from("/repo/apps/web/dev/kustomization.yml"),
-        layer: None,
+        layers: Vec::new(),
     };
     let wrapper = Path::new("/tmp/k/3");
     assert_eq!(

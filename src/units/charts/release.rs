@@ -13,6 +13,7 @@ use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
 use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::argocd::Target;
+use crate::units::argocd::refs::{self, Reference};
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
@@ -378,48 +379,20 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         span: path_span,
     };
     let label = format!("Application {}", app.name);
-    let not_rendered = |span: Span, message: String| {
-        Box::new(
-            Finding::new(
-                &rules::UNIT_NOT_RENDERED,
-                Location {
-                    file: Arc::clone(&app.file),
-                    span,
-                },
-                format!("{label}: {message}"),
-            )
-            .with_help("the chart's files are checked as written"),
-        )
-    };
-    let ignore_missing = flag("ignoreMissingValueFiles");
-    let mut value_files = Vec::new();
-    for file in option("valueFiles")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-    {
-        let Some(name) = file.as_str() else { continue };
-        if name.starts_with('$') || name.contains("://") {
-            return Err(not_rendered(
-                file.span,
-                format!(
-                    "the value file `{name}` is in another source or at a URL, which kvlint does not read; the chart is not rendered"
-                ),
-            ));
-        }
-        let path = normalise_path(&target.dir.join(name));
-        if !path.is_file() && ignore_missing {
-            continue;
-        }
-        value_files.push(path);
-    }
+    let value_files = argocd_value_files(target, helm)?;
     // Argo CD uses `valuesObject` when both are given.
     let values = match option("valuesObject") {
         Some(object) => Some(object.to_json()),
         None => match option("values").and_then(Node::as_str) {
             Some(text) => Some(values::parse_text(text).map_err(|problem| {
-                not_rendered(
-                    option("values").map_or(path_span, |v| v.span),
-                    format!("`helm.values` is not valid YAML ({problem})"),
+                argocd_not_rendered(
+                    target,
+                    written_at(
+                        target,
+                        "values",
+                        option("values").map_or(path_span, |v| v.span),
+                    ),
+                    &format!("`helm.values` is not valid YAML ({problem})"),
                 )
             })?),
             None => None,
@@ -445,19 +418,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
             format!("{name}={value}"),
         ));
     }
-    for parameter in option("fileParameters")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-    {
-        let (Some(name), Some(path)) = (
-            parameter.get("name").and_then(Node::as_str),
-            parameter.get("path").and_then(Node::as_str),
-        ) else {
-            continue;
-        };
-        let file = normalise_path(&target.dir.join(path));
-        set.push(("--set-file", format!("{name}={}", file.display())));
-    }
+    set.extend(argocd_file_parameters(target, helm)?);
     let namespace = text("namespace")
         .or_else(|| app.destination_namespace().map(str::to_owned))
         .unwrap_or_else(|| default_namespace.to_owned());
@@ -478,6 +439,110 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         post_renderers: None,
         dependencies: Resolved::default(),
     })
+}
+
+/// Where the Argo CD option `helm.<key>` is written (in the Application or in an override
+/// file), at `span`.
+fn written_at(target: &Target, key: &str, span: Span) -> Location {
+    Location {
+        file: target.located(&["helm", key]).file,
+        span,
+    }
+}
+
+fn argocd_not_rendered(target: &Target, at: Location, message: &str) -> Box<Finding> {
+    Box::new(
+        Finding::new(
+            &rules::UNIT_NOT_RENDERED,
+            at,
+            format!("Application {}: {message}", target.app.name),
+        )
+        .with_help("the chart's files are checked as written"),
+    )
+}
+
+fn argocd_refused(target: &Target, at: Location, message: &str) -> Box<Finding> {
+    Box::new(
+        Finding::new(
+            &rules::KUSTOMIZE_BUILD_FAILED,
+            at,
+            format!("Argo CD cannot render Application {}: {message}", target.app.name),
+        )
+        .with_help("Argo CD cannot sync an Application whose manifests do not render; the chart's files are checked as written"),
+    )
+}
+
+/// An Argo CD source's `helm.valueFiles` as files of the repository: relative to the chart,
+/// or from the root of the repository of the source a `$ref/` names (a file of another
+/// repository is left out: the plan reports it); missing ones dropped with
+/// `ignoreMissingValueFiles`.
+fn argocd_value_files(target: &Target, helm: Option<&Node>) -> Result<Vec<PathBuf>, Box<Finding>> {
+    let option = |key: &str| helm.and_then(|h| h.get(key));
+    let ignore_missing = option("ignoreMissingValueFiles")
+        .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+    let mut value_files = Vec::new();
+    for file in option("valueFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let Some(name) = file.as_str() else { continue };
+        let at = || written_at(target, "valueFiles", file.span);
+        let path = match refs::resolve(target, name) {
+            Some(Ok(Reference::Here(path))) => path,
+            Some(Ok(Reference::Elsewhere { .. })) => continue,
+            Some(Err(message)) => return Err(argocd_refused(target, at(), &message)),
+            None if name.starts_with('$') || name.contains("://") => {
+                return Err(argocd_not_rendered(
+                    target,
+                    at(),
+                    &format!(
+                        "the value file `{name}` is in another source or at a URL, which kvlint does not read; the chart is not rendered"
+                    ),
+                ));
+            }
+            None => normalise_path(&target.dir.join(name)),
+        };
+        if !path.is_file() && ignore_missing {
+            continue;
+        }
+        value_files.push(path);
+    }
+    Ok(value_files)
+}
+
+/// An Argo CD source's `helm.fileParameters` as `--set-file` arguments, their paths resolved
+/// as value files' are.
+fn argocd_file_parameters(
+    target: &Target,
+    helm: Option<&Node>,
+) -> Result<Vec<(&'static str, String)>, Box<Finding>> {
+    let mut set = Vec::new();
+    for parameter in helm
+        .and_then(|h| h.get("fileParameters"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let (Some(name), Some(path_node)) = (
+            parameter.get("name").and_then(Node::as_str),
+            parameter.get("path"),
+        ) else {
+            continue;
+        };
+        let Some(path) = path_node.as_str() else {
+            continue;
+        };
+        let file = match refs::resolve(target, path) {
+            Some(Ok(Reference::Here(file))) => file,
+            Some(Ok(Reference::Elsewhere { .. })) => continue,
+            Some(Err(message)) => {
+                let at = written_at(target, "fileParameters", path_node.span);
+                return Err(argocd_refused(target, at, &message));
+            }
+            None => normalise_path(&target.dir.join(path)),
+        };
+        set.push(("--set-file", format!("{name}={}", file.display())));
+    }
+    Ok(set)
 }
 
 /// A release name as helm-controller uses it: one longer than Helm's 53 characters becomes

@@ -261,7 +261,7 @@ pub(crate) fn objects(
         allowed: build.root.closure.clone(),
         read: Mutex::new(HashMap::new()),
     });
-    let entry_layer = entry_layer(build);
+    let entry_layers = entry_layers(build);
     let mut loaded = Loaded::default();
     let mut documents = Vec::new();
     let mut unread = Vec::new();
@@ -296,11 +296,10 @@ pub(crate) fn objects(
             .iter()
             .filter_map(|path| origins.file(&build.real(wrapper, path)))
             .collect();
-        // The options of an Argo CD Application edit the outermost kustomization.
-        if let Some(layer) = &entry_layer
-            && !layers.is_empty()
-        {
-            layers.push(Arc::clone(layer));
+        // The options of an Argo CD Application (and its override files) edit the outermost
+        // kustomization.
+        if !layers.is_empty() {
+            layers.extend(entry_layers.iter().cloned());
         }
         strip_annotations(&mut node, !keep_origin, !keep_transformations);
         let source = origin.as_ref().and_then(|origin| {
@@ -360,14 +359,23 @@ pub(crate) fn objects(
     }
 }
 
-/// The Argo CD Application's `kustomize` options, as the outermost layer of its build.
-fn entry_layer(build: &UnitBuild<'_>) -> Option<Arc<OriginFile>> {
-    let (file, text, node) = build.shadow?.layer.as_ref()?;
-    Some(Arc::new(OriginFile {
-        display: Arc::clone(file),
-        text: Arc::clone(text),
-        documents: vec![node.clone()],
-    }))
+/// The Argo CD Application's `kustomize` options, then its override files', as the outermost
+/// layers of its build.
+fn entry_layers(build: &UnitBuild<'_>) -> Vec<Arc<OriginFile>> {
+    let Some(shadow) = build.shadow else {
+        return Vec::new();
+    };
+    shadow
+        .layers
+        .iter()
+        .map(|(file, text, node)| {
+            Arc::new(OriginFile {
+                display: Arc::clone(file),
+                text: Arc::clone(text),
+                documents: vec![node.clone()],
+            })
+        })
+        .collect()
 }
 
 /// The fields of `node` whose text a Flux substitution left as written (`unresolved`) or
