@@ -306,7 +306,9 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::sanitize_ip;
+    use serde_json::{Value, json};
+
+    use super::{canonical_time, sanitize_ip};
 
     #[test]
     fn a_dotted_tail_fits_only_in_the_last_four_bytes() {
@@ -341,6 +343,26 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(sanitize_ip(input).as_deref(), Some(expected), "{input}");
+        }
+    }
+
+    #[test]
+    fn calendar_dates_follow_the_gregorian_rules() {
+        let cases = [
+            ("1970-03-01T00:00:00Z", Some(json!("1970-03-01T00:00:00Z"))),
+            ("2024-04-30T00:00:00Z", Some(json!("2024-04-30T00:00:00Z"))),
+            ("2024-04-31T00:00:00Z", None),
+            ("1900-02-29T00:00:00Z", None),
+            ("2000-02-29T00:00:00Z", Some(json!("2000-02-29T00:00:00Z"))),
+            // Any fraction makes an instant other than the zero time.
+            (
+                "0001-01-01T00:00:00.1Z",
+                Some(json!("0001-01-01T00:00:00Z")),
+            ),
+            ("0001-01-01T00:00:00.0Z", Some(Value::Null)),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(canonical_time(input), expected, "{input}");
         }
     }
 }
