@@ -510,7 +510,7 @@ mod tests {
             run(&json!({"domain": {"resources": resources, "cpu": {
                 "dedicatedCpuPlacement": true, "sockets": null, "cores": null, "threads": null}}}))
         };
-        assert_eq!(no_topology(json!({"requests": {"cpu": "2"}})), Vec::new());
+        assert_eq!(no_topology(json!({"requests": {"cpu": "3"}})), Vec::new());
         assert_eq!(
             no_topology(json!({})),
             one(
@@ -522,11 +522,27 @@ mod tests {
             dedicated(json!({"domain": {"cpu": {"threads": 2}}})),
             Vec::new()
         );
+        // A memory limit alone is memory provided.
         assert_eq!(
-            dedicated(
-                json!({"domain": {"memory": null, "resources": {"limits": {"memory": "1Gi"}}}})
+            run(
+                &json!({"domain": {"cpu": {"dedicatedCpuPlacement": true}, "memory": null,
+                "resources": {"limits": {"memory": "1Gi"}}}})
             ),
             Vec::new()
+        );
+        let arm = |threads: u64| {
+            run(
+                &json!({"architecture": "arm64", "domain": {"machine": {"type": "virt"},
+                "cpu": {"dedicatedCpuPlacement": true, "threads": threads}}}),
+            )
+        };
+        assert_eq!(arm(1), Vec::new());
+        assert_eq!(
+            arm(2),
+            one(
+                "spec.template.spec.architecture",
+                "threads must not be greater than 1 at spec.template.spec.domain.cpu.threads (got 2) when spec.template.spec.architecture is arm64"
+            )
         );
     }
 
@@ -542,6 +558,15 @@ mod tests {
         );
         assert_eq!(
             resources(json!({"cpu": "1"}), json!({"cpu": "0"})),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn one_supplemental_pool_thread_is_enough() {
+        assert_eq!(
+            run(&json!({"domain": {"ioThreadsPolicy": "supplementalPool",
+                "ioThreads": {"supplementalPoolThreadCount": 1}}})),
             Vec::new()
         );
     }
