@@ -487,6 +487,10 @@ mod tests {
         );
         assert_eq!(resources(json!({}), json!({"memory": "2Gi"})), Vec::new());
         assert_eq!(
+            resources(json!({"memory": "2Gi"}), json!({"memory": "0"})),
+            Vec::new()
+        );
+        assert_eq!(
             resources(json!({"cpu": "2"}), json!({"cpu": "2"})),
             Vec::new()
         );
@@ -510,7 +514,10 @@ mod tests {
             run(&json!({"domain": {"resources": resources, "cpu": {
                 "dedicatedCpuPlacement": true, "sockets": null, "cores": null, "threads": null}}}))
         };
-        assert_eq!(no_topology(json!({"requests": {"cpu": "3"}})), Vec::new());
+        assert_eq!(
+            no_topology(json!({"requests": {"cpu": "3"}, "limits": {"cpu": "3"}})),
+            Vec::new()
+        );
         assert_eq!(
             no_topology(json!({})),
             one(
