@@ -116,4 +116,13 @@ mod tests {
             "{found:?}"
         );
     }
+
+    #[test]
+    fn a_pod_network_beside_a_secondary_multus_network_is_allowed() {
+        let interfaces =
+            json!([{"name": "default", "masquerade": {}}, {"name": "second", "bridge": {}}]);
+        let networks = json!([{"name": "default", "pod": {}},
+            {"name": "second", "multus": {"networkName": "br"}}]);
+        assert_eq!(causes(&interfaces, &networks), Vec::new());
+    }
 }
