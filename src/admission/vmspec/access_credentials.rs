@@ -88,7 +88,7 @@ fn credential_shape(cx: &mut Ctx, field: &str, kind: &str, credential: &Value, m
 mod tests {
     use serde_json::json;
 
-    use crate::admission::vmspec::test_support::{one, run};
+    use crate::admission::vmspec::test_support::{one, profile, run, run_with};
 
     #[test]
     fn access_credentials() {
@@ -109,5 +109,68 @@ mod tests {
             ),
             Vec::new()
         );
+    }
+
+    const FIELD: &str = "spec.template.spec.accessCredentials[0]";
+
+    #[test]
+    fn a_password_alone_is_one_credential_type() {
+        let password = json!({"source": {"secret": {"secretName": "pw"}},
+            "propagationMethod": {"qemuGuestAgent": {}}});
+        assert_eq!(
+            run(&json!({"accessCredentials": [{"userPassword": password}]})),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn a_config_drive_key_needs_a_config_drive_volume() {
+        let key = json!({"sshPublicKey": {"source": {"secret": {"secretName": "keys"}},
+            "propagationMethod": {"configDrive": {}}}});
+        let volume = json!({"name": "init", "cloudInitConfigDrive": {"userData": "#cloud-config"}});
+        let disks =
+            json!([{"name": "root", "disk": {"bus": "virtio"}}, {"name": "init", "disk": {}}]);
+        assert_eq!(
+            run(&json!({"accessCredentials": [key],
+                "domain": {"devices": {"disks": disks}},
+                "volumes": [{"name": "root", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}, volume]})),
+            Vec::new()
+        );
+        assert_eq!(
+            run(&json!({"accessCredentials": [key]})),
+            one(
+                &format!("{FIELD}.sshPublicKey.propagationMethod"),
+                &format!(
+                    "{FIELD} requires a configDrive volume to exist when the configDrive propagationMethod is in use."
+                )
+            )
+        );
+    }
+
+    #[test]
+    fn a_credential_needs_one_source_and_one_propagation_method() {
+        let password = json!({"propagationMethod": {}});
+        assert_eq!(
+            run(&json!({"accessCredentials": [{"userPassword": password}]})),
+            vec![
+                (
+                    format!("{FIELD}.userPassword.source"),
+                    format!("{FIELD} must have exactly one source set")
+                ),
+                (
+                    format!("{FIELD}.userPassword.propagationMethod"),
+                    format!("{FIELD} must have exactly one propagationMethod set")
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_webhook_counts_credentials_only_before_v1_3() {
+        let key = json!({"sshPublicKey": {"source": {"secret": {"secretName": "keys"}},
+            "propagationMethod": {"qemuGuestAgent": {"users": ["fedora"]}}}});
+        let patch = json!({"accessCredentials": vec![key; 257]});
+        assert_eq!(run_with(&patch, &profile((1, 3), &[])), Vec::new());
+        assert_eq!(run_with(&patch, &profile((1, 2), &[])).len(), 1);
     }
 }

@@ -461,4 +461,120 @@ mod tests {
             Vec::new()
         );
     }
+
+    #[test]
+    fn dedicated_cpus_compare_requests_limits_and_vcpus() {
+        let dedicated = |extra: Value| {
+            let mut patch =
+                json!({"domain": {"cpu": {"dedicatedCpuPlacement": true, "sockets": 2}}});
+            merge(&mut patch, &extra);
+            run(&patch)
+        };
+        let resources = |requests: Value, limits: Value| {
+            dedicated(json!({"domain": {"resources": {"requests": requests, "limits": limits}}}))
+        };
+        let placement = "spec.template.spec.domain.cpu.dedicatedCpuPlacement";
+        assert_eq!(
+            resources(json!({"memory": "1Gi"}), json!({"memory": "2Gi"})),
+            one(
+                "spec.template.spec.domain.resources.requests.memory",
+                "spec.template.spec.domain.resources.requests.memory must be equal to spec.template.spec.domain.resources.limits.memory"
+            )
+        );
+        assert_eq!(
+            resources(json!({"memory": "2Gi"}), json!({"memory": "2Gi"})),
+            Vec::new()
+        );
+        assert_eq!(resources(json!({}), json!({"memory": "2Gi"})), Vec::new());
+        assert_eq!(
+            resources(json!({"memory": "2Gi"}), json!({"memory": "0"})),
+            Vec::new()
+        );
+        assert_eq!(
+            resources(json!({"cpu": "2"}), json!({"cpu": "2"})),
+            Vec::new()
+        );
+        assert_eq!(resources(json!({}), json!({"cpu": "2"})), Vec::new());
+        assert_eq!(
+            resources(json!({"cpu": "2"}), json!({"cpu": "4"})),
+            one(
+                placement,
+                "spec.template.spec.domain.resources.requests.cpu or spec.template.spec.domain.resources.limits.cpu must be equal when DedicatedCPUPlacement is true "
+            )
+        );
+        assert_eq!(
+            resources(json!({}), json!({"cpu": "3"})),
+            one(
+                placement,
+                "spec.template.spec.domain.resources.requests.cpu or spec.template.spec.domain.resources.limits.cpu must not be provided at the same time with spec.template.spec.domain.cpu.cores when DedicatedCPUPlacement is true "
+            )
+        );
+        // Without sockets, cores and threads the VM has no vCPU count of its own.
+        let no_topology = |resources: Value| {
+            run(&json!({"domain": {"resources": resources, "cpu": {
+                "dedicatedCpuPlacement": true, "sockets": null, "cores": null, "threads": null}}}))
+        };
+        assert_eq!(
+            no_topology(json!({"requests": {"cpu": "3"}, "limits": {"cpu": "3"}})),
+            Vec::new()
+        );
+        assert_eq!(
+            no_topology(json!({})),
+            one(
+                placement,
+                "either spec.template.spec.domain.resources.requests.cpu or spec.template.spec.domain.resources.limits.cpu or spec.template.spec.domain.cpu.cores must be provided when DedicatedCPUPlacement is true "
+            )
+        );
+        assert_eq!(
+            dedicated(json!({"domain": {"cpu": {"threads": 2}}})),
+            Vec::new()
+        );
+        // A memory limit alone is memory provided.
+        assert_eq!(
+            run(
+                &json!({"domain": {"cpu": {"dedicatedCpuPlacement": true}, "memory": null,
+                "resources": {"limits": {"memory": "1Gi"}}}})
+            ),
+            Vec::new()
+        );
+        let arm = |threads: u64| {
+            run(
+                &json!({"architecture": "arm64", "domain": {"machine": {"type": "virt"},
+                "cpu": {"dedicatedCpuPlacement": true, "threads": threads}}}),
+            )
+        };
+        assert_eq!(arm(1), Vec::new());
+        assert_eq!(
+            arm(2),
+            one(
+                "spec.template.spec.architecture",
+                "threads must not be greater than 1 at spec.template.spec.domain.cpu.threads (got 2) when spec.template.spec.architecture is arm64"
+            )
+        );
+    }
+
+    #[test]
+    fn cpu_requests_at_their_bounds() {
+        let resources = |requests: Value, limits: Value| {
+            run(&json!({"domain": {"resources": {"requests": requests, "limits": limits}}}))
+        };
+        assert_eq!(resources(json!({"cpu": "0"}), json!({})), Vec::new());
+        assert_eq!(
+            resources(json!({"cpu": "1"}), json!({"cpu": "1"})),
+            Vec::new()
+        );
+        assert_eq!(
+            resources(json!({"cpu": "1"}), json!({"cpu": "0"})),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn one_supplemental_pool_thread_is_enough() {
+        assert_eq!(
+            run(&json!({"domain": {"ioThreadsPolicy": "supplementalPool",
+                "ioThreads": {"supplementalPoolThreadCount": 1}}})),
+            Vec::new()
+        );
+    }
 }

@@ -108,4 +108,41 @@ mod tests {
             one("nameservers", "must be valid IP address: dns.local")
         );
     }
+
+    #[test]
+    fn the_limits_on_nameservers_and_searches_are_inclusive() {
+        let servers = ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"];
+        assert_eq!(
+            run(&json!({"dnsConfig": {"nameservers": servers[..3]}})),
+            Vec::new()
+        );
+        assert_eq!(
+            run(&json!({"dnsConfig": {"nameservers": servers}})),
+            one(
+                "nameservers",
+                "must not have more than 3 nameservers: [10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4]"
+            )
+        );
+        let paths = ["a", "b", "c", "d", "e", "f", "g"];
+        assert_eq!(
+            run(&json!({"dnsConfig": {"searches": paths[..6]}})),
+            Vec::new()
+        );
+        assert_eq!(
+            run(&json!({"dnsConfig": {"searches": paths}})),
+            one("searchDomains", "must not have more than 6 search paths")
+        );
+        // Four searches joined by three spaces: 256 characters are allowed, 257 are not.
+        let long = format!("{}.b", "a".repeat(62));
+        let within = [long.as_str(), &long, &long, &"a".repeat(61)];
+        assert_eq!(run(&json!({"dnsConfig": {"searches": within}})), Vec::new());
+        let over = [long.as_str(), &long, &long, &"a".repeat(62)];
+        assert_eq!(
+            run(&json!({"dnsConfig": {"searches": over}})),
+            one(
+                "searchDomains",
+                "must not have more than 256 characters (including spaces) in the search list"
+            )
+        );
+    }
 }

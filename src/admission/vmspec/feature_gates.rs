@@ -76,4 +76,13 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn a_discontinued_gate_without_its_binding_is_no_refusal() {
+        let vm = json!({});
+        assert_eq!(
+            run_vm(&vm, &profile((1, 5), &["Passt", "Macvtap"]), true),
+            vec![]
+        );
+    }
 }

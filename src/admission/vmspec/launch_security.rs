@@ -115,4 +115,47 @@ mod tests {
             one(field, "One and only one launchSecurity type can be set")
         );
     }
+
+    #[test]
+    fn each_launch_security_type_has_its_own_limits() {
+        let field = "spec.template.spec.launchSecurity";
+        let efi = |efi: serde_json::Value| json!({"firmware": {"bootloader": {"efi": efi}}});
+        let with = |kind: &str, domain: serde_json::Value| {
+            let mut patch = json!({"domain": {"launchSecurity": {kind: {}}}});
+            merge(&mut patch, &json!({"domain": domain}));
+            run_with(&patch, &profile((1, 9), &["WorkloadEncryptionTDX"]))
+        };
+        let plain = efi(json!({"secureBoot": false}));
+        let persistent = efi(json!({"secureBoot": false, "persistent": true}));
+        assert_eq!(with("snp", plain.clone()), Vec::new());
+        assert_eq!(
+            with("snp", persistent.clone()),
+            one(
+                field,
+                "SNP does not work along with Persistent EFI variables"
+            )
+        );
+        assert_eq!(with("sev", persistent), Vec::new());
+        let mut smm = efi(json!({}));
+        merge(&mut smm, &json!({"features": {"smm": {}}}));
+        assert_eq!(
+            with("tdx", smm),
+            one(field, "TDX does not work along with SMM")
+        );
+        let mut smm_off = efi(json!({}));
+        merge(
+            &mut smm_off,
+            &json!({"features": {"smm": {"enabled": false}}}),
+        );
+        assert_eq!(with("tdx", smm_off), Vec::new());
+        let sev_attested = json!({"domain": {"launchSecurity": {"sev": {"attestation": {}}},
+            "firmware": {"bootloader": {"efi": {"secureBoot": false}}}}});
+        let mut paused = sev_attested.clone();
+        merge(&mut paused, &json!({"startStrategy": "Paused"}));
+        assert_eq!(run(&paused), Vec::new());
+        assert_eq!(
+            run(&sev_attested),
+            one(field, "SEV attestation requires VMI StartStrategy 'Paused'")
+        );
+    }
 }

@@ -231,4 +231,17 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn memory_bounds_are_inclusive() {
+        assert_eq!(
+            run(&json!({"domain": {"resources": {"requests": {"memory": "0"}}}})),
+            Vec::new()
+        );
+        let hugepages = json!({"domain": {"resources": {"requests": {"memory": "1Gi"}},
+            "memory": {"guest": "1Gi", "hugepages": {"pageSize": "1Gi"}}}});
+        assert_eq!(run(&hugepages), Vec::new());
+        let guest_at_limit = json!({"domain": {"memory": {"guest": "2Gi"}, "resources": {"limits": {"memory": "2Gi"}}}});
+        assert_eq!(run_with(&guest_at_limit, &profile((1, 5), &[])), Vec::new());
+    }
 }

@@ -156,4 +156,27 @@ mod tests {
         );
         assert_eq!(run(&json!({"serviceAccountName": "builder"})), Vec::new());
     }
+
+    #[test]
+    fn labels_and_subdomains_at_their_length_limits_and_ends() {
+        use super::{dns1123_label, dns1123_subdomain};
+        assert_eq!(dns1123_label(&"a".repeat(63)), Vec::<String>::new());
+        assert_eq!(
+            dns1123_label(&"a".repeat(64)),
+            ["must be no more than 63 characters"]
+        );
+        assert_eq!(dns1123_subdomain(&"a".repeat(253)), Vec::<String>::new());
+        assert_eq!(
+            dns1123_subdomain(&"a".repeat(254)),
+            ["must be no more than 253 characters"]
+        );
+        for name in ["a-", "-a"] {
+            let errors = dns1123_label(name);
+            assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+            assert!(
+                errors[0].starts_with("a lowercase RFC 1123 label"),
+                "{name}"
+            );
+        }
+    }
 }

@@ -90,4 +90,20 @@ mod tests {
         assert!(is_pci_address("0000:81:00.1"));
         assert!(!is_pci_address("0000:81:00.8"));
     }
+
+    #[test]
+    fn a_pci_address_needs_every_part() {
+        for address in [
+            "0000:81:00.1x",
+            "000g:81:00.1",
+            "0000-81:00.1",
+            "0000:8g:00.1",
+            "0000:81-00.1",
+            "0000:81:0g.1",
+            "0000:81:00-1",
+        ] {
+            assert!(!is_pci_address(address), "{address}");
+        }
+        assert!(is_pci_address("abcd:ef:1f.7"));
+    }
 }

@@ -303,3 +303,66 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{canonical_time, sanitize_ip};
+
+    #[test]
+    fn a_dotted_tail_fits_only_in_the_last_four_bytes() {
+        // Go's parseIPv6: a dotted IPv4 tail needs `::` or exactly six groups before it, and
+        // room for its four bytes.
+        let cases = [
+            ("1:2:3:4:5:6:1.2.3.4", Some("1:2:3:4:5:6:102:304")),
+            ("1:2:3:4:5:1.2.3.4", None),
+            ("1::6:1.2.3.4", Some("1::6:102:304")),
+            ("1:2:3:4:5:6:7:1.2.3.4", None),
+            ("1::2:3:4:5:6:7:1.2.3.4", None),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(sanitize_ip(input).as_deref(), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_group_without_hex_digits_is_not_an_address() {
+        for input in ["1:::2", "1::2:::3", "::g"] {
+            assert_eq!(sanitize_ip(input), None, "{input}");
+        }
+    }
+
+    #[test]
+    fn only_ipv4_mapped_addresses_print_dotted() {
+        let cases = [
+            ("::ffff:102:304", "1.2.3.4"),
+            ("::ff:102:304", "::ff:102:304"),
+            ("::ff00:102:304", "::ff00:102:304"),
+            ("1::ffff:102:304", "1::ffff:102:304"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(sanitize_ip(input).as_deref(), Some(expected), "{input}");
+        }
+    }
+
+    #[test]
+    fn calendar_dates_follow_the_gregorian_rules() {
+        let cases = [
+            ("1970-03-01T00:00:00Z", Some(json!("1970-03-01T00:00:00Z"))),
+            ("2024-04-30T00:00:00Z", Some(json!("2024-04-30T00:00:00Z"))),
+            ("2024-04-31T00:00:00Z", None),
+            ("1900-02-29T00:00:00Z", None),
+            ("2000-02-29T00:00:00Z", Some(json!("2000-02-29T00:00:00Z"))),
+            // Any fraction makes an instant other than the zero time.
+            (
+                "0001-01-01T00:00:00.1Z",
+                Some(json!("0001-01-01T00:00:00Z")),
+            ),
+            ("0001-01-01T00:00:00.0Z", Some(Value::Null)),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(canonical_time(input), expected, "{input}");
+        }
+    }
+}

@@ -760,3 +760,12 @@ fn collect_shape(
         _ => {}
     }
 }
+
+#[test]
+fn the_newest_release_encodes_as_normalize_vm() {
+    let vm = json!({"spec": {"template": {"spec": {"domain": {"devices": {}}}}}});
+    let mut at_latest = vm.clone();
+    let latest = crate::cluster::version::KubeVirtVersion::LATEST;
+    super::normalize_vm_at(&mut at_latest, latest, &canonical);
+    assert_eq!(at_latest, normalized(vm));
+}

@@ -133,4 +133,26 @@ mod tests {
             json!({"spec": {"template": {"spec": {"domain": {}}}}})
         );
     }
+
+    #[test]
+    fn the_siblings_of_an_unknown_field_are_its_parents_fields() {
+        let vm = json!({"spec": {"runstrategy": "x", "template": {"spec": {"domain": {"cpus": {}},
+            "nodeSelector": {"a": "b"}}}}});
+        let found = unknown_fields(&vm);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let spec = sibling_fields(&found[0]);
+        assert!(
+            spec.contains(&"runStrategy") && !spec.contains(&"kind"),
+            "{spec:?}"
+        );
+        let domain = sibling_fields(&found[1]);
+        assert!(
+            domain.contains(&"cpu") && domain.contains(&"memory"),
+            "{domain:?}"
+        );
+        assert!(!domain.contains(&"spec"), "{domain:?}");
+        let below_a_map = FieldPath::parse("spec.template.spec.nodeSelector.a");
+        assert_eq!(sibling_fields(&below_a_map), Vec::<&str>::new());
+        assert_eq!(sibling_fields(&FieldPath(Vec::new())), Vec::<&str>::new());
+    }
 }

@@ -52,3 +52,77 @@ pub(super) fn network_sources(cx: &mut Ctx, networks: &[Value]) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::admission::vmspec::test_support::run;
+
+    /// Causes for the base VM with `interfaces` and `networks`.
+    fn causes(interfaces: &Value, networks: &Value) -> Vec<(String, String)> {
+        run(&json!({"domain": {"devices": {"interfaces": interfaces}}, "networks": networks}))
+    }
+
+    fn has(causes: &[(String, String)], field: &str, message: &str) -> bool {
+        causes.iter().any(|(f, m)| f == field && m == message)
+    }
+
+    #[test]
+    fn one_default_multus_network_alone_is_allowed() {
+        let interfaces = json!([{"name": "default", "bridge": {}}]);
+        let networks =
+            json!([{"name": "default", "multus": {"networkName": "br", "default": true}}]);
+        assert_eq!(causes(&interfaces, &networks), Vec::new());
+    }
+
+    #[test]
+    fn a_pod_network_beside_a_default_multus_network_is_refused() {
+        let interfaces =
+            json!([{"name": "default", "masquerade": {}}, {"name": "second", "bridge": {}}]);
+        let networks = json!([{"name": "default", "pod": {}},
+            {"name": "second", "multus": {"networkName": "br", "default": true}}]);
+        let found = causes(&interfaces, &networks);
+        assert!(
+            has(
+                &found,
+                "spec.template.spec.networks",
+                "Pod network cannot be defined when Multus default network is defined"
+            ),
+            "{found:?}"
+        );
+        let two_pods = json!([{"name": "default", "pod": {}}, {"name": "second", "pod": {}}]);
+        let found = causes(&interfaces, &two_pods);
+        assert!(
+            has(
+                &found,
+                "spec.template.spec.interfaces",
+                "more than one interface is connected to a pod network in spec.template.spec.interfaces"
+            ),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_network_needs_a_source() {
+        let interfaces = json!([{"name": "default", "bridge": {}}]);
+        let found = causes(&interfaces, &json!([{"name": "default"}]));
+        assert!(
+            has(
+                &found,
+                "spec.template.spec.networks[0]",
+                "should have a network type"
+            ),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_pod_network_beside_a_secondary_multus_network_is_allowed() {
+        let interfaces =
+            json!([{"name": "default", "masquerade": {}}, {"name": "second", "bridge": {}}]);
+        let networks = json!([{"name": "default", "pod": {}},
+            {"name": "second", "multus": {"networkName": "br"}}]);
+        assert_eq!(causes(&interfaces, &networks), Vec::new());
+    }
+}

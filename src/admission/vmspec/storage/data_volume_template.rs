@@ -129,4 +129,47 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn a_template_is_referenced_by_its_own_name_and_may_be_populated_externally() {
+        let default = ClusterProfile::default();
+        let vm = |spec: Value, volume: Value| {
+            json!({"spec": {"dataVolumeTemplates": [{"metadata": {"name": "root-dv"}, "spec": spec}],
+                "template": {"spec": {"volumes": [volume]}}}})
+        };
+        let sourced = json!({"sourceRef": {"kind": "DataSource", "name": "fedora"}, "storage": {}});
+        let claim =
+            |name: &str| json!({"name": "root", "persistentVolumeClaim": {"claimName": name}});
+        let data_volume = |name: &str| json!({"name": "root", "dataVolume": {"name": name}});
+        assert_eq!(
+            run_vm(&vm(sourced.clone(), claim("root-dv")), &default, true),
+            Vec::new()
+        );
+        for other in [claim("other"), data_volume("other")] {
+            assert_eq!(
+                run_vm(&vm(sourced.clone(), other), &default, true),
+                one(
+                    "spec.dataVolumeTemplate[0]",
+                    "DataVolumeTemplate entry spec.dataVolumeTemplate[0] must be referenced in the VMI template's 'volumes' list"
+                )
+            );
+        }
+        let external =
+            json!({"pvc": {"dataSourceRef": {"kind": "VolumeSnapshot", "name": "snap"}}});
+        assert_eq!(
+            run_vm(&vm(external, data_volume("root-dv")), &default, true),
+            Vec::new()
+        );
+        assert_eq!(
+            run_vm(
+                &vm(json!({"source": {}, "pvc": {}}), data_volume("root-dv")),
+                &default,
+                true
+            ),
+            one(
+                "spec.dataVolumeTemplate[0].source",
+                "Missing dataVolume valid source"
+            )
+        );
+    }
 }
