@@ -39,8 +39,13 @@ fn tools_available(test: &str) -> bool {
 
 /// The report of `kvlint check <paths>` in a copy of the fixture.
 fn check(paths: &[&str]) -> Value {
+    check_in(FIXTURE, paths)
+}
+
+/// The report of `kvlint check <paths>` in a copy of `fixture`.
+fn check_in(fixture: &str, paths: &[&str]) -> Value {
     let dir = common::git_repository(&[]);
-    common::copy_dir(Path::new(FIXTURE), dir.path());
+    common::copy_dir(Path::new(fixture), dir.path());
     let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
         .arg("check")
         .args(paths)
@@ -155,4 +160,58 @@ fn a_changed_overlay_of_a_helm_release_reports_the_findings_of_its_chart() {
     // The patch that writes the unknown size is the change: the chart's finding is its.
     let report = check(&["--index", ".", "apps/prod/kustomization.yaml"]);
     assert_eq!(findings(&report, "KV1006"), [PATCHED_SIZE]);
+}
+
+/// testdata/units/helm-clusters: the `apps` Kustomization of two clusters (one name, two paths)
+/// builds each cluster's overlay, and one HelmRelease (same namespace and name) that the two
+/// overlays patch differently is installed twice, each with its own values, and is no
+/// duplicate: each cluster applies one.
+#[test]
+fn entry_points_each_cluster_renders_differently_are_applied_for_each() {
+    if !tools_available("entry_points_each_cluster_renders_differently_are_applied_for_each") {
+        return;
+    }
+    let report = check_in("testdata/units/helm-clusters", &["."]);
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .filter(|code| !code.starts_with("KV3"))
+        .collect();
+    assert_eq!(codes, ["KV1006", "KV1006", "KV1006"], "{report:#}");
+    // The VM of apps/base, in both clusters' `apps` units: each built as its own Flux
+    // Kustomization renders it (both are named `apps`), one finding for the two.
+    let base: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "apps/base/vm.yaml" && d["code"] == "KV1006")
+        .flat_map(|d| d["instances"].as_array().unwrap())
+        .map(|i| {
+            let unit = &i["unit"];
+            format!(
+                "{} {} via {} rendered by {}",
+                unit["kind"].as_str().unwrap(),
+                unit["path"].as_str().unwrap(),
+                unit["via"]["file"].as_str().unwrap_or("-"),
+                unit["via"]["unit"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        base,
+        [
+            "flux apps/production via clusters/production/apps.yaml rendered by clusters/production",
+            "flux apps/staging via clusters/staging/apps.yaml rendered by clusters/staging",
+        ]
+    );
+    assert_eq!(
+        findings(&report, "KV1006"),
+        [
+            "apps/base/vm.yaml:7:3-8:16 web/db [flux:apps/production via Kustomization flux-system/apps (clusters/production/apps.yaml:2) rendered by clusters/production] virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"it-db\" not found",
+            "charts/vm/templates/vm.yaml:7:3-8:29 web/web [helm:charts/vm via HelmRelease web/web (apps/base/release.yaml:2) rendered by apps/production] virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"it-production\" not found",
+            "charts/vm/templates/vm.yaml:7:3-8:29 web/web [helm:charts/vm via HelmRelease web/web (apps/base/release.yaml:2) rendered by apps/staging] virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"it-staging\" not found",
+        ]
+    );
 }

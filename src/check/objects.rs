@@ -61,6 +61,13 @@ pub(super) struct Identity {
 
 impl Identity {
     pub(super) fn of(object: &Object) -> Self {
+        // Judged per unit: one directory or chart that several entry points install (a
+        // release per cluster) is as many units.
+        let entry = object
+            .rendered_in
+            .as_ref()
+            .map(|rendered| rendered.unit.entry_key())
+            .unwrap_or_default();
         Self {
             key: [
                 object.group.as_str(),
@@ -68,6 +75,7 @@ impl Identity {
                 object.namespace.as_deref().unwrap_or("\u{1}"),
                 object.name.as_str(),
                 &object.unit,
+                &entry,
             ]
             .join("\u{0}")
             .into_boxed_str(),

@@ -56,10 +56,36 @@ pub struct Via {
 impl UnitRef {
     /// `apps/web/overlays/dev (web-dev/web)`: the unit and an object rendered in it.
     fn with_object(&self, object: Option<&super::ObjectRef>) -> String {
+        let unit = self.shown();
         match object {
-            Some(object) => format!("{} ({})", self.path, object_name(object)),
+            Some(object) => format!("{unit} ({})", object_name(object)),
+            None => unit,
+        }
+    }
+
+    /// The unit's path, and the unit that renders its entry point when one does: one chart
+    /// or directory may be installed by several (a release per cluster).
+    fn shown(&self) -> String {
+        match self.via.as_ref().and_then(|via| via.unit.as_deref()) {
+            Some(by) => format!("{} via {by}", self.path),
             None => self.path.clone(),
         }
+    }
+
+    /// What tells two units of one path apart: the entry point that names it, and the unit
+    /// that renders that entry point.
+    pub fn entry_key(&self) -> String {
+        self.via.as_ref().map_or_else(String::new, |via| {
+            format!(
+                "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
+                via.kind,
+                via.namespace.as_deref().unwrap_or_default(),
+                via.name,
+                via.file,
+                via.line,
+                via.unit.as_deref().unwrap_or_default()
+            )
+        })
     }
 }
 

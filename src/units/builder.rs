@@ -104,7 +104,7 @@ impl Builder<'_> {
             .filter(|built| !built.provisional)
             .chain(planned.iter().copied().filter(|built| built.provisional))
             .chain(earlier);
-        chain::Rendered::scan(ordered.map(|built| built.entries.as_slice()))
+        chain::Rendered::scan(ordered.map(|built| (built.entries.as_slice(), built.provisional)))
     }
 }
 

@@ -114,20 +114,26 @@ pub(super) struct Rendered {
 }
 
 impl Rendered {
-    /// The entry points among `objects`, given unit by unit: the first unit that renders an
-    /// object (same kind, namespace and name) wins, so callers list the units entry points
-    /// name before the bare Kustomize roots.
-    pub(super) fn scan<'a>(units: impl IntoIterator<Item = &'a [RenderedEntry]>) -> Self {
-        let mut seen = BTreeSet::new();
+    /// The entry points among `objects`, given unit by unit with whether the unit is a
+    /// provisional bare root: the first unit that renders an object (same kind, namespace and
+    /// name) wins, so callers list the units entry points name before the bare Kustomize
+    /// roots. An object that units entry points name render differently is kept once per
+    /// rendering: the same Kustomization or HelmRelease in two clusters (an overlay or a file
+    /// per cluster), each applied as its unit renders it.
+    pub(super) fn scan<'a>(units: impl IntoIterator<Item = (&'a [RenderedEntry], bool)>) -> Self {
+        let mut identities = BTreeSet::new();
+        let mut renderings = BTreeSet::new();
         let mut entries: Vec<RenderedEntry> = Vec::new();
-        for found in units {
+        for (found, provisional) in units {
             for entry in found.iter().cloned() {
                 let identity = (
                     entry.kind.clone(),
                     entry.namespace.clone(),
                     entry.name.clone(),
                 );
-                if seen.insert(identity) {
+                let new_identity = identities.insert(identity.clone());
+                let new_rendering = renderings.insert((identity, entry.json.clone()));
+                if new_identity || (new_rendering && !provisional) {
                     entries.push(entry);
                 }
             }
@@ -291,15 +297,19 @@ metadata:
         let ks = entries("apps/ks.yaml", KUSTOMIZATION);
         let prod = entries("apps/release.yaml", &release("vms-prod"));
         let staging = entries("apps/release.yaml", &release("vms-staging"));
-        let first = Rendered::scan([ks.as_slice(), prod.as_slice()]);
-        let second = Rendered::scan([ks.as_slice(), staging.as_slice()]);
+        let first = Rendered::scan([(ks.as_slice(), false), (prod.as_slice(), false)]);
+        let second = Rendered::scan([(ks.as_slice(), false), (staging.as_slice(), false)]);
         assert!(first.same_as(&second));
-        assert!(first.same_as(&Rendered::scan([ks.as_slice()])));
-        assert!(!first.same_as(&Rendered::scan([prod.as_slice()])));
+        assert!(first.same_as(&Rendered::scan([(ks.as_slice(), false)])));
+        assert!(!first.same_as(&Rendered::scan([(prod.as_slice(), false)])));
         // A chain that keeps changing is reported at an entry point that plans units.
         let changing = first.still_changing().unwrap();
         assert_eq!(&*changing.location.file, "apps/ks.yaml");
-        assert!(Rendered::scan([prod.as_slice()]).still_changing().is_none());
+        assert!(
+            Rendered::scan([(prod.as_slice(), false)])
+                .still_changing()
+                .is_none()
+        );
         assert!(first.replaces("apps/release.yaml", 2, "HelmRelease", None, "other"));
         assert!(first.replaces(
             "base/vms.yaml",
@@ -315,5 +325,40 @@ metadata:
             .map(|entry| entry.name.as_str())
             .collect();
         assert_eq!(releases, ["vms"]);
+    }
+
+    #[test]
+    fn what_named_units_render_differently_is_kept_per_rendering_and_alike_once() {
+        let prod = entries("apps/release.yaml", &release("vms-prod"));
+        let staging = entries("apps/release.yaml", &release("vms-staging"));
+        let both = Rendered::scan([
+            (prod.as_slice(), false),
+            (staging.as_slice(), false),
+            (prod.as_slice(), false),
+        ]);
+        assert_eq!(
+            both.of_kinds("helm.toolkit.fluxcd.io", &["HelmRelease"])
+                .count(),
+            2
+        );
+        // Two clusters' `apps` Kustomizations, one path each.
+        let ks = entries("clusters/prod/apps.yaml", KUSTOMIZATION);
+        let mut other = entries(
+            "clusters/staging/apps.yaml",
+            &KUSTOMIZATION.replace("./apps", "./apps-staging"),
+        );
+        other[0].unit = "clusters/staging".to_owned();
+        let paths = |rendered: &Rendered| -> Vec<String> {
+            rendered
+                .of_kinds("kustomize.toolkit.fluxcd.io", &["Kustomization"])
+                .map(|entry| format!("{} {}", entry.unit, entry.json))
+                .collect()
+        };
+        let named = Rendered::scan([(ks.as_slice(), false), (other.as_slice(), false)]);
+        assert_eq!(paths(&named).len(), 2, "{:?}", paths(&named));
+        // A bare root's rendering of an object a named unit renders is discovery only.
+        let bare = Rendered::scan([(ks.as_slice(), false), (other.as_slice(), true)]);
+        assert_eq!(paths(&bare).len(), 1);
+        assert!(paths(&bare)[0].starts_with("clusters/prod "));
     }
 }
