@@ -635,26 +635,31 @@ fn a_local_dependency_is_rendered_with_findings_at_its_own_template() {
 }
 
 #[test]
-fn a_local_dependency_that_is_not_there_is_not_rendered() {
-    if !helm_available("a_local_dependency_that_is_not_there_is_not_rendered") {
+fn a_local_dependency_that_is_not_there_fails_the_release() {
+    if !helm_available("a_local_dependency_that_is_not_there_fails_the_release") {
         return;
     }
     let dir = deps_fixture();
     let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
     assert_eq!(
-        located(&report, "KV0022")
+        located(&report, "KV0020")
             .into_iter()
             .filter(|f| f.starts_with("argocd/"))
             .collect::<Vec<_>>(),
         [
-            "argocd/broken.yaml:14:11 -/- not rendered: the chart `apps/broken` of Application broken depends on the local chart `vm-lib` (file://../vm-library), but no chart is at `apps/vm-library`"
+            "argocd/broken.yaml:14:11 -/- Flux and Argo CD cannot build the chart `apps/broken` of Application broken: it depends on the local chart `vm-lib` (file://../vm-library), but no chart is at `apps/vm-library`"
         ]
+    );
+    assert!(
+        !located(&report, "KV0022")
+            .iter()
+            .any(|f| f.starts_with("argocd/broken.yaml")),
     );
 }
 
 #[test]
-fn a_local_dependency_of_an_excluded_version_is_not_rendered() {
-    if !helm_available("a_local_dependency_of_an_excluded_version_is_not_rendered") {
+fn a_local_dependency_of_an_excluded_version_fails_the_release() {
+    if !helm_available("a_local_dependency_of_an_excluded_version_fails_the_release") {
         return;
     }
     let dir = deps_fixture();
@@ -663,9 +668,9 @@ fn a_local_dependency_of_an_excluded_version_is_not_rendered() {
     std::fs::write(&chart, text.replacen("^0.1.0", "~0.2.0", 1)).unwrap();
     let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
     assert!(
-        located(&report, "KV0022").contains(&"clusters/umbrella.yaml:11:14 -/- not rendered: the chart `apps/umbrella` of HelmRelease apps/umbrella depends on the local chart `vm-lib` (file://../vm-lib), but `apps/vm-lib` is version 0.1.2, which `~0.2.0` excludes".to_owned()),
+        located(&report, "KV0020").contains(&"clusters/umbrella.yaml:11:14 -/- Flux and Argo CD cannot build the chart `apps/umbrella` of HelmRelease apps/umbrella: it depends on the local chart `vm-lib` (file://../vm-lib), but `apps/vm-lib` is version 0.1.2, which `~0.2.0` excludes".to_owned()),
         "{:#?}",
-        located(&report, "KV0022")
+        located(&report, "KV0020")
     );
     assert!(
         !located(&report, "KV1006")

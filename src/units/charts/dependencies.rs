@@ -50,6 +50,33 @@ pub(super) struct Unmet {
     /// None for a remote chart (downloaded by the controllers, not by kvlint); else what is
     /// wrong with the local one.
     pub problem: Option<String>,
+    /// Whether Flux and Argo CD fail to build the chart for it too (a local chart that is not
+    /// there, or that the constraint excludes), rather than only kvlint not reading it.
+    pub fails_build: bool,
+}
+
+/// Why a local dependency cannot be used, and whether the controllers fail on it too.
+struct Problem {
+    text: String,
+    fails_build: bool,
+}
+
+impl Problem {
+    /// The controllers fail the same way.
+    fn fails(text: String) -> Self {
+        Self {
+            text,
+            fails_build: true,
+        }
+    }
+
+    /// Only kvlint does not read it (a path outside the repository, too many files).
+    fn unread(text: String) -> Self {
+        Self {
+            text,
+            fails_build: false,
+        }
+    }
 }
 
 /// What the chart's dependencies amount to before `helm template` runs.
@@ -116,6 +143,7 @@ pub(super) fn resolve(chart: &Path, repository: &Path) -> Resolved {
                 name: dependency.name.clone(),
                 repository: dependency.repository.clone(),
                 problem: None,
+                fails_build: false,
             });
             continue;
         }
@@ -130,6 +158,7 @@ pub(super) fn resolve(chart: &Path, repository: &Path) -> Resolved {
                                 "`{}` holds more files than kvlint renders a chart of",
                                 crate::units::display_dir(&dir)
                             )),
+                            fails_build: false,
                         });
                         continue;
                     };
@@ -147,7 +176,8 @@ pub(super) fn resolve(chart: &Path, repository: &Path) -> Resolved {
             Err(problem) => resolved.unmet.push(Unmet {
                 name: dependency.name.clone(),
                 repository: dependency.repository.clone(),
-                problem: Some(problem),
+                problem: Some(problem.text),
+                fails_build: problem.fails_build,
             }),
         }
     }
@@ -181,30 +211,35 @@ fn free_name(vendored: &[String], staged: &[Local], name: &str) -> String {
 
 /// The directory of the local dependency, as the report names paths; or why it cannot be
 /// used: not there, outside the repository, or of a version the constraint excludes.
-fn local_chart(chart: &Path, dependency: &Declared, repository: &Path) -> Result<PathBuf, String> {
-    let dir = local_path(chart, dependency)?;
+fn local_chart(chart: &Path, dependency: &Declared, repository: &Path) -> Result<PathBuf, Problem> {
+    let dir = local_path(chart, dependency).map_err(Problem::unread)?;
     let shown = crate::units::display_dir(&dir);
     let Ok(real) = std::fs::canonicalize(&dir) else {
-        return Err(format!("no chart is at `{shown}`"));
+        return Err(Problem::fails(format!("no chart is at `{shown}`")));
     };
     if !real.starts_with(repository) {
-        return Err(format!("`{shown}` resolves outside the repository"));
+        return Err(Problem::unread(format!(
+            "`{shown}` resolves outside the repository"
+        )));
     }
     let text = crate::source::read_file_text(&dir.join("Chart.yaml"))
-        .map_err(|_| format!("`{shown}` holds no Chart.yaml"))?;
-    let version = chart_version(&text)
-        .ok_or_else(|| format!("the Chart.yaml of `{shown}` has no semantic version"))?;
+        .map_err(|_| Problem::fails(format!("`{shown}` holds no Chart.yaml")))?;
+    let version = chart_version(&text).ok_or_else(|| {
+        Problem::fails(format!(
+            "the Chart.yaml of `{shown}` has no semantic version"
+        ))
+    })?;
     let constraint = Constraint::parse(&dependency.version).ok_or_else(|| {
-        format!(
+        Problem::fails(format!(
             "its version constraint `{}` is not valid",
             dependency.version
-        )
+        ))
     })?;
     if !constraint.allows(&version.1) {
-        return Err(format!(
+        return Err(Problem::fails(format!(
             "`{shown}` is version {}, which `{}` excludes",
             version.0, dependency.version
-        ));
+        )));
     }
     Ok(dir)
 }

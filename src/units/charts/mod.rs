@@ -543,7 +543,19 @@ fn unmet_dependencies(release: &Release) -> Option<Finding> {
             first.name
         )
     };
-    Some(
+    // Flux and Argo CD fail the release on a local chart they cannot use either: an error, as
+    // a chart Helm refuses is; what only kvlint does not read or fetch is an info.
+    let finding = if unmet.iter().any(|dependency| dependency.fails_build) {
+        Finding::new(
+            &rules::KUSTOMIZE_BUILD_FAILED,
+            release.at.clone(),
+            format!(
+                "Flux and Argo CD cannot build the chart `{chart}` of {}: it depends on {}",
+                release.label,
+                described.join("; "),
+            ),
+        )
+    } else {
         Finding::new(
             &rules::UNIT_NOT_RENDERED,
             release.at.clone(),
@@ -553,8 +565,8 @@ fn unmet_dependencies(release: &Release) -> Option<Finding> {
                 described.join("; "),
             ),
         )
-        .with_help(help),
-    )
+    };
+    Some(finding.with_help(help))
 }
 
 /// What the cache keys a release on besides the files: every argument, the values' text
