@@ -17,6 +17,7 @@ use crate::rules;
 use crate::units::Tool;
 use crate::units::outcome::BuildError;
 use crate::units::provenance::{self, Layer, Subject};
+use crate::units::rendered::changed_leaves;
 use crate::yaml::{FieldPath, Mapping, Node, Span, Value};
 
 use super::positions::place_all;
@@ -340,9 +341,6 @@ pub(super) struct PatchLines {
     original_namespace: Option<String>,
 }
 
-/// Fields under a path whose writers are looked for, at most.
-const MAX_LEAVES: usize = 256;
-
 impl PatchLines {
     fn attribute(&self, path: &FieldPath) -> Option<Location> {
         let subject = Subject {
@@ -391,31 +389,6 @@ impl Attribute for PatchLines {
             .iter()
             .find_map(|leaf| self.attribute(leaf))
             .or_else(|| Some(self.fallback()))
-    }
-}
-
-/// The scalar fields under `rendered` whose value differs from `written`'s.
-fn changed_leaves(
-    rendered: &Json,
-    written: Option<&Json>,
-    path: &FieldPath,
-    out: &mut Vec<FieldPath>,
-) {
-    if out.len() >= MAX_LEAVES || written == Some(rendered) {
-        return;
-    }
-    match rendered {
-        Json::Object(map) => {
-            for (key, value) in map {
-                changed_leaves(value, written.and_then(|w| w.get(key)), &path.key(key), out);
-            }
-        }
-        Json::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                changed_leaves(item, written.and_then(|w| w.get(i)), &path.index(i), out);
-            }
-        }
-        _ => out.push(path.clone()),
     }
 }
 

@@ -113,7 +113,7 @@ impl Attribute for Attributor {
 }
 
 /// The scalar fields under `rendered` whose value differs from `written`'s.
-pub(super) fn changed_leaves(
+pub(in crate::units) fn changed_leaves(
     rendered: &serde_json::Value,
     written: Option<&serde_json::Value>,
     path: &FieldPath,

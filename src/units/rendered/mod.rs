@@ -17,6 +17,7 @@ use crate::yaml::{self, FieldPath, Limits, Node, Value};
 mod attribution;
 mod origin;
 
+pub(in crate::units) use attribution::changed_leaves;
 use attribution::{Attributor, PatchFiles, Shared};
 use origin::{
     configured_in, first_line, matching_document, metadata_text, origin_of, remap,
