@@ -552,7 +552,7 @@ pub(super) fn applications_as_applied(
 ) -> (Vec<App>, Vec<Finding>) {
     let mut out = (Vec::new(), Vec::new());
     for (file, text) in texts.iter().filter(|(_, text)| text.contains(MARKER)) {
-        let replaced = |node: &Node| is_replaced(file, node, rendered);
+        let replaced = |node: &Node| rendered.replaces_written(file, node);
         let (mut found, mut findings) = applications_except(file, text, repository, &replaced);
         out.0.append(&mut found);
         out.1.append(&mut findings);
@@ -565,32 +565,6 @@ pub(super) fn applications_as_applied(
         }
     }
     out
-}
-
-/// Whether the Argo CD object `node`, written in `file`, is replaced by one a unit renders.
-fn is_replaced(file: &str, node: &Node, rendered: &super::chain::Rendered) -> bool {
-    let text = |parent: Option<&Node>, key: &str| {
-        parent
-            .and_then(|p| p.get(key))
-            .and_then(Node::as_str)
-            .map(str::to_owned)
-    };
-    let Some(kind) = text(Some(node), "kind") else {
-        return false;
-    };
-    let metadata = node.get("metadata");
-    let line = node
-        .entry("kind")
-        .map_or(node.span, |e| e.key_span)
-        .start
-        .line;
-    rendered.replaces(
-        file,
-        line,
-        &kind,
-        text(metadata, "namespace").as_deref(),
-        &text(metadata, "name").unwrap_or_default(),
-    )
 }
 
 /// A Directory target's objects, and what reading them leaves for the report.

@@ -191,6 +191,28 @@ impl Rendered {
         })
     }
 
+    /// Whether the object `node`, written in `file`, is replaced by one rendered
+    /// (`replaces`, its kind, line, namespace and name read from it).
+    pub(super) fn replaces_written(&self, file: &str, node: &Node) -> bool {
+        let Some(kind) = node.get("kind").and_then(Node::as_str) else {
+            return false;
+        };
+        let metadata = node.get("metadata");
+        let text = |key: &str| metadata.and_then(|m| m.get(key)).and_then(Node::as_str);
+        let line = node
+            .entry("kind")
+            .map_or(node.span, |e| e.key_span)
+            .start
+            .line;
+        self.replaces(
+            file,
+            line,
+            kind,
+            text("namespace"),
+            text("name").unwrap_or_default(),
+        )
+    }
+
     /// Whether the object written in `file` (its `kind:` at `line`) is replaced by one
     /// rendered: the same document of the same file, or the same kind and name in the same
     /// namespace (a written object without a namespace takes the one its unit gives it).

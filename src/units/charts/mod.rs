@@ -203,7 +203,7 @@ fn discover(
     let helm_charts = chart_ref::helm_charts(texts);
     let mut found = Vec::new();
     for (file, text) in flux {
-        let replaced = |node: &Node| is_replaced(file, node, chained);
+        let replaced = |node: &Node| chained.replaces_written(file, node);
         found.extend(release::flux(
             file,
             text,
@@ -234,24 +234,6 @@ fn discover(
         );
     }
     Some((repository, found))
-}
-
-/// Whether the HelmRelease `node`, written in `file`, is replaced by one a unit renders.
-fn is_replaced(file: &str, node: &Node, chained: &chain::Rendered) -> bool {
-    let metadata = node.get("metadata");
-    let text = |key: &str| metadata.and_then(|m| m.get(key)).and_then(Node::as_str);
-    let line = node
-        .entry("kind")
-        .map_or(node.span, |e| e.key_span)
-        .start
-        .line;
-    chained.replaces(
-        file,
-        line,
-        "HelmRelease",
-        text("namespace"),
-        text("name").unwrap_or_default(),
-    )
 }
 
 /// `release` as the unit `unit` renders its HelmRelease: its `via` names that unit, as a
