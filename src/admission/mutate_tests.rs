@@ -356,3 +356,166 @@ fn releases_before_v1_7_write_the_default_matcher_kinds() {
         assert_eq!(kinds, expected, "{version}");
     }
 }
+
+/// From v1.1 a matcher without a name goes on to its other checks (`validateInstancetypeMatcher`
+/// in `pkg/instancetype/webhooks/vm/mutator.go`); v1.0.0 returns the first cause alone.
+#[test]
+fn a_matcher_without_a_name_is_also_checked_for_its_failure_policy_from_v1_1() {
+    let mut written = vm(json!({"domain": {"devices": {}}}));
+    written["spec"]["instancetype"] = json!({"kind": "x", "inferFromVolumeFailurePolicy": "bad"});
+    let fields = |minor| {
+        let profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+        let Some(MutateRefusal::Matcher(causes)) = submit(&written, "", &profile, true).refusal
+        else {
+            panic!("v1.{minor}: not refused");
+        };
+        causes.into_iter().map(|c| c.field).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        fields(9),
+        [
+            "spec.instancetype",
+            "spec.instancetype.inferFromVolumeFailurePolicy"
+        ]
+    );
+    assert_eq!(fields(0), ["spec.instancetype"]);
+}
+
+/// `mutateArch` and `mutateMachineType` of the instance-type mutator: the preference's
+/// architecture (v1.7+) and machine type fill only what the VM leaves empty.
+#[test]
+fn the_preferred_architecture_and_machine_type_fill_only_empty_fields() {
+    let preference = "\
+apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterPreference
+metadata:
+  name: arm
+spec:
+  preferredArchitecture: arm64
+  machine:
+    preferredMachineType: virt-rhel9
+";
+    let stored = |template: Value| {
+        let mut written = vm(template);
+        written["spec"]["preference"] = json!({"name": "arm"});
+        let mutation = submit(&written, preference, &v1_9(), true);
+        assert_eq!(mutation.refusal, None);
+        let spec = template_spec(&mutation.vm);
+        (
+            spec["architecture"].clone(),
+            spec["domain"]["machine"]["type"].clone(),
+        )
+    };
+    assert_eq!(
+        stored(json!({"domain": {"devices": {}}})),
+        (json!("arm64"), json!("virt-rhel9"))
+    );
+    assert_eq!(
+        stored(
+            json!({"architecture": "amd64", "domain": {"devices": {}, "machine": {"type": "q35"}}})
+        ),
+        (json!("amd64"), json!("q35"))
+    );
+}
+
+/// `setDefaultArchitectureFromDataSource` (`pkg/defaults/defaults.go`, v1.6.4+): the
+/// architecture label of the DataSource a DataVolume template names (kind compared without
+/// case, an empty namespace is the VM's), unless the VM sets one.
+#[test]
+fn the_architecture_comes_from_a_data_source_label_unless_the_vm_sets_one() {
+    let sources = "\
+apiVersion: cdi.kubevirt.io/v1beta1
+kind: DataSource
+metadata:
+  name: fedora-arm
+  namespace: default
+  labels:
+    template.kubevirt.io/architecture: arm64
+spec:
+  source: {}
+";
+    let architecture = |source_ref: Value, template: Value| {
+        let mut written = vm(template);
+        written["spec"]["dataVolumeTemplates"] =
+            json!([{"metadata": {"name": "root"}, "spec": {"sourceRef": source_ref}}]);
+        let mutation = submit(&written, sources, &v1_9(), true);
+        template_spec(&mutation.vm)["architecture"].clone()
+    };
+    let devices = json!({"domain": {"devices": {}}});
+    for source_ref in [
+        json!({"kind": "DataSource", "name": "fedora-arm"}),
+        json!({"kind": "datasource", "name": "fedora-arm", "namespace": ""}),
+    ] {
+        assert_eq!(architecture(source_ref, devices.clone()), "arm64");
+    }
+    let own = json!({"architecture": "s390x", "domain": {"devices": {}}});
+    let named = json!({"kind": "DataSource", "name": "fedora-arm"});
+    assert_eq!(architecture(named, own), "s390x");
+    let pvc = json!({"kind": "PersistentVolumeClaim", "name": "fedora-arm"});
+    assert_eq!(architecture(pvc, devices), "amd64");
+}
+
+/// Inference from a volume (`pkg/instancetype/infer`, the mutator's `inferDefaultsFromVolumes`):
+/// the matcher becomes the labels' name and kind; under the `Ignore` policy an inferred instance
+/// type also clears `domain.memory`, and a volume without the label drops the matcher instead of
+/// refusing the VM.
+#[test]
+fn a_matcher_is_inferred_from_the_volume_labels_and_ignore_drops_what_fails() {
+    let claims = "\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: labelled
+  namespace: default
+  labels:
+    instancetype.kubevirt.io/default-instancetype: u1.medium
+    instancetype.kubevirt.io/default-instancetype-kind: VirtualMachineInstancetype
+    instancetype.kubevirt.io/default-preference: fedora
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: bare
+  namespace: default
+";
+    let submitted = |role: &str, claim: &str, policy: Option<&str>| {
+        let mut written = vm(json!({
+            "domain": {"devices": {}, "memory": {"guest": "1Gi"}},
+            "volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": claim}}]
+        }));
+        written["spec"][role] = json!({"inferFromVolume": "root"});
+        if let Some(policy) = policy {
+            written["spec"][role]["inferFromVolumeFailurePolicy"] = json!(policy);
+        }
+        submit(&written, claims, &v1_9(), true)
+    };
+    let memory = |mutation: &Mutation| template_spec(&mutation.vm)["domain"]["memory"].clone();
+
+    let inferred = submitted("instancetype", "labelled", None);
+    assert_eq!(inferred.refusal, None);
+    assert_eq!(
+        inferred.vm["spec"]["instancetype"],
+        json!({"name": "u1.medium", "kind": "VirtualMachineInstancetype"})
+    );
+    assert_eq!(memory(&inferred), json!({"guest": "1Gi"}));
+    let ignored = submitted("instancetype", "labelled", Some("Ignore"));
+    assert_eq!(memory(&ignored), Value::Null);
+    let preference = submitted("preference", "labelled", Some("Ignore"));
+    assert_eq!(
+        preference.vm["spec"]["preference"],
+        json!({"name": "fedora"})
+    );
+    assert_eq!(memory(&preference), json!({"guest": "1Gi"}));
+
+    let dropped = submitted("instancetype", "bare", Some("Ignore"));
+    assert_eq!(dropped.refusal, None);
+    assert_eq!(dropped.vm["spec"].get("instancetype"), None);
+    for (claim, policy) in [("bare", None), ("missing", Some("Ignore"))] {
+        let refused = submitted("instancetype", claim, policy);
+        assert!(
+            matches!(refused.refusal, Some(MutateRefusal::Inference { .. })),
+            "{claim}: {:?}",
+            refused.refusal
+        );
+    }
+}

@@ -319,3 +319,54 @@ fn a_reference_that_cannot_be_found_is_refused_up_to_v1_5_only() {
         }
     }
 }
+
+/// A spread ratio of 0 divides by zero only where the spread is checked (`spread`,
+/// `preferSpread`); another topology with the same ratio is admitted.
+#[test]
+fn a_zero_spread_ratio_fails_the_webhook_only_for_a_spread_topology() {
+    for (topology, fails) in [
+        ("spread", true),
+        ("preferSpread", true),
+        ("cores", false),
+        ("preferSockets", false),
+    ] {
+        let preference = preference(
+            &json!({"cpu": {"preferredCPUTopology": topology, "spreadOptions": {"ratio": 0}}}),
+        );
+        let refused = created(
+            vm(json!({})),
+            Some(&instancetype(2)),
+            Some(&preference),
+            KubeVirtVersion::LATEST,
+        );
+        let panicked = refused.iter().any(|r| matches!(r, Rejection::Panic(_)));
+        assert_eq!(panicked, fails, "{topology}: {refused:?}");
+    }
+}
+
+/// Without an instance type the preference is still applied, and applying
+/// `preferredCPUFeatures` to a VM without `domain.cpu` dereferences nil in KubeVirt.
+#[test]
+fn a_preference_alone_is_applied_and_can_fail_the_webhook() {
+    let features = preference(&json!({"cpu": {"preferredCPUFeatures": [{"name": "vmx"}]}}));
+    let mut written = vm(json!({}));
+    written["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("instancetype");
+    let refused = created(
+        written.clone(),
+        None,
+        Some(&features),
+        KubeVirtVersion::LATEST,
+    );
+    assert!(
+        matches!(refused.as_slice(), [Rejection::Panic(_)]),
+        "{refused:?}"
+    );
+    written["spec"]["template"]["spec"]["domain"]["cpu"] = json!({"cores": 1});
+    assert_eq!(
+        created(written, None, Some(&features), KubeVirtVersion::LATEST),
+        []
+    );
+}

@@ -53,3 +53,34 @@ pub fn conflicts_message(conflicts: &[Conflict]) -> String {
         paths.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::profile::KubeVirtVersion;
+
+    /// The validating webhook's cause message: `vms-admitter.go` at v1.0.0, the
+    /// `VMFieldConflictErrorFmt` of v1.1 to v1.4, `conflict.Conflict.Error` from v1.5.
+    #[test]
+    fn the_cause_message_of_each_release() {
+        let conflict = Conflict::at("spec.template.spec", "schedulerName");
+        let at = |minor| conflict.message_for(KubeVirtVersion::new(1, minor));
+        assert_eq!(at(0), "VM field conflicts with selected Instancetype");
+        for minor in [1, 4] {
+            assert_eq!(
+                at(minor),
+                "VM field spec.template.spec.schedulerName conflicts with selected instance type"
+            );
+        }
+        for minor in [5, 9] {
+            assert_eq!(
+                at(minor),
+                "VM field(s) spec.template.spec.schedulerName conflicts with selected instance type"
+            );
+        }
+        assert_eq!(
+            Conflict::annotation("a").message(),
+            "VM field(s) annotations.a conflicts with selected instance type"
+        );
+    }
+}

@@ -312,4 +312,54 @@ mod tests {
             Some("spec.template.spec.domain.memory")
         );
     }
+
+    /// `preference/requirements/cpu.go`: an instance type providing exactly the required vCPUs
+    /// meets the requirement; `any` counts cores × sockets × threads.
+    #[test]
+    fn cpu_requirements_are_met_at_exactly_the_required_count() {
+        let instancetype: InstancetypeSpec =
+            decode(&json!({"cpu": {"guest": 4}, "memory": {"guest": "1Gi"}})).unwrap();
+        let v = KubeVirtVersion::LATEST;
+        assert_eq!(
+            check(Some(&instancetype), &preference("any", 4), &Obj::new(), v),
+            None
+        );
+        let unmet = check(Some(&instancetype), &preference("any", 5), &Obj::new(), v).unwrap();
+        assert_eq!(
+            unmet.error,
+            "insufficient CPU resources of 4 vCPU provided by instance type, preference requires 5 vCPU"
+        );
+        let vm = json!({"domain": {"cpu": {"sockets": 3, "cores": 2, "threads": 4}}});
+        let vm = vm.as_object().unwrap();
+        assert_eq!(check(None, &preference("any", 24), vm, v), None);
+        let unmet = check(None, &preference("any", 25), vm, v).unwrap();
+        assert_eq!(
+            unmet.message(),
+            "failure checking preference requirements: insufficient CPU resources of 24 vCPU provided by VirtualMachine, preference requires 25 vCPU provided as cores, sockets and threads"
+        );
+    }
+
+    /// `preference/requirements/architecture.go` (v1.7+).
+    #[test]
+    fn an_architecture_requirement_wants_the_same_architecture_from_v1_7() {
+        let preference: PreferenceSpec =
+            decode(&json!({"requirements": {"architecture": "arm64"}})).unwrap();
+        let at = |arch: &str, minor| {
+            let vm = json!({"architecture": arch});
+            check(
+                None,
+                &preference,
+                vm.as_object().unwrap(),
+                KubeVirtVersion::new(1, minor),
+            )
+        };
+        assert_eq!(at("arm64", 9), None);
+        let unmet = at("amd64", 9).unwrap();
+        assert_eq!(unmet.field(), "spec.template.spec.architecture");
+        assert_eq!(
+            unmet.error,
+            "preference requires architecture arm64 but amd64 is being requested"
+        );
+        assert_eq!(at("amd64", 6), None);
+    }
 }

@@ -48,3 +48,6 @@ pub(crate) fn apply(
     }
     conflicts
 }
+
+#[cfg(test)]
+mod tests;

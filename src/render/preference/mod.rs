@@ -49,3 +49,6 @@ pub(crate) fn apply(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
