@@ -496,4 +496,20 @@ mod tests {
         let tpm = json!({"domain": {"devices": {"tpm": {}}}});
         assert_eq!(run_with(&tpm, &profile((1, 5), &[])), Vec::new());
     }
+
+    #[test]
+    fn no_graphics_device_refuses_only_a_video_configuration() {
+        let devices = |devices: Value| run(&json!({"domain": {"devices": devices}}));
+        assert_eq!(
+            devices(json!({"autoattachGraphicsDevice": false})),
+            Vec::new()
+        );
+        assert_eq!(
+            devices(json!({"autoattachGraphicsDevice": false, "video": {"type": "virtio"}})),
+            one(
+                "spec.template.spec.video",
+                "Video configuration is not allowed when autoattachGraphicsDevice is set to false"
+            )
+        );
+    }
 }
