@@ -473,4 +473,43 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn ramfb_counts_only_displays_with_ramfb_on() {
+        let gpu = |name: &str, ramfb: bool| {
+            json!({"name": name, "deviceName": "nvidia.com/GRID", "virtualGPUOptions":
+                {"display": {"enabled": true, "ramFB": {"enabled": ramfb}}}})
+        };
+        let gpus = |list: Value| run(&json!({"domain": {"devices": {"gpus": list}}}));
+        assert_eq!(gpus(json!([gpu("a", false), gpu("b", false)])), Vec::new());
+        assert_eq!(
+            gpus(json!([gpu("a", true), gpu("b", true)])),
+            one(
+                "spec.template.spec.GPUs",
+                "configuring multiple displays with ramfb is not valid "
+            )
+        );
+    }
+
+    #[test]
+    fn a_tpm_that_is_not_persistent_needs_no_gate_before_v1_6() {
+        let tpm = json!({"domain": {"devices": {"tpm": {}}}});
+        assert_eq!(run_with(&tpm, &profile((1, 5), &[])), Vec::new());
+    }
+
+    #[test]
+    fn no_graphics_device_refuses_only_a_video_configuration() {
+        let devices = |devices: Value| run(&json!({"domain": {"devices": devices}}));
+        assert_eq!(
+            devices(json!({"autoattachGraphicsDevice": false})),
+            Vec::new()
+        );
+        assert_eq!(
+            devices(json!({"autoattachGraphicsDevice": false, "video": {"type": "virtio"}})),
+            one(
+                "spec.template.spec.video",
+                "Video configuration is not allowed when autoattachGraphicsDevice is set to false"
+            )
+        );
+    }
 }

@@ -216,4 +216,40 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_resource_claim_names_exactly_one_source() {
+        let claim = |claim: serde_json::Value| run(&json!({"resourceClaims": [claim]}));
+        assert_eq!(
+            claim(json!({"name": "c", "resourceClaimName": "n"})),
+            Vec::new()
+        );
+        assert_eq!(
+            claim(json!({"name": "c", "resourceClaimName": "n", "resourceClaimTemplateName": "t"})),
+            one(
+                "spec.template.spec.resourceClaims[0]",
+                "at most one of resourceClaimName or resourceClaimTemplateName may be specified"
+            )
+        );
+        assert_eq!(
+            claim(json!({"name": "c"})),
+            one(
+                "spec.template.spec.resourceClaims[0]",
+                "must specify one of: resourceClaimName, resourceClaimTemplateName"
+            )
+        );
+    }
+
+    #[test]
+    fn a_dra_gpu_with_a_claim_name_alone_needs_its_request_name() {
+        let gpus =
+            json!({"domain": {"devices": {"gpus": [{"name": "gpu1", "claimName": "undeclared"}]}}});
+        assert_eq!(
+            run_with(&gpus, &profile((1, 9), &["GPUsWithDRA"])),
+            one(
+                "spec.template.spec.domain.devices.gpus[0].requestName",
+                "requestName is required for DRA GPU"
+            )
+        );
+    }
 }

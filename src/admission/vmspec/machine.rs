@@ -317,4 +317,11 @@ mod tests {
         assert!(glob_match(b"pc-q35*", b"pc-q35-rhel9.6.0"));
         assert!(!glob_match(b"q35*", b"pc-i440fx"));
     }
+
+    #[test]
+    fn a_question_mark_matches_one_character_but_a_slash() {
+        assert!(glob_match(b"pc-q35-?", b"pc-q35-8"));
+        assert!(!glob_match(b"pc-q35-?", b"pc-q35-/"));
+        assert!(!glob_match(b"pc-q35-?.0", b"pc-q35-8.1"));
+    }
 }

@@ -222,4 +222,21 @@ mod tests {
                 .all(|c| !c.1.contains("element limit"))
         );
     }
+
+    #[test]
+    fn a_sidecar_annotation_needs_only_the_sidecar_gate() {
+        let sidecar = json!({"spec": {"template": {"metadata": {"annotations":
+            {"hooks.kubevirt.io/hookSidecars": "[]"}}}}});
+        assert_eq!(
+            run_vm(&sidecar, &profile((1, 9), &["Sidecar"]), true),
+            Vec::new()
+        );
+        assert_eq!(
+            run_vm(&sidecar, &profile((1, 9), &[]), true),
+            one(
+                "spec.template.metadata.annotations",
+                "sidecar feature gate is not enabled in kubevirt-config, invalid entry spec.template.metadata.annotations.hooks.kubevirt.io/hookSidecars"
+            )
+        );
+    }
 }

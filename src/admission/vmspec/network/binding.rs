@@ -238,4 +238,20 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn without_bridge_on_the_pod_network_masquerade_is_still_allowed() {
+        let mut no_bridge = profile((1, 9), &[]);
+        no_bridge.permit_bridge_on_pod_network = false;
+        let masquerade = with_interface(&json!({"name": "default", "masquerade": {}}));
+        assert_eq!(run_with(&masquerade, &no_bridge), Vec::new());
+        let bridge = with_interface(&json!({"name": "default", "bridge": {}}));
+        assert_eq!(
+            run_with(&bridge, &no_bridge),
+            one(
+                "spec.template.spec.domain.devices.interfaces[0].name",
+                "Bridge on pod network configuration is not enabled under kubevirt-config"
+            )
+        );
+    }
 }

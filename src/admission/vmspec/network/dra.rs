@@ -76,3 +76,78 @@ pub(super) fn dra_networks(cx: &mut Ctx, networks: &[Value], interfaces: &[Value
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::admission::vmspec::test_support::{one, profile, run_with};
+
+    /// The causes of a VM with the pod network and `dra` beside it, with `gates` on at v1.9.
+    fn causes(dra: &Value, dra_iface: &Value, gates: &[&str]) -> Vec<(String, String)> {
+        let patch = json!({
+            "domain": {"devices": {"interfaces": [{"name": "default", "masquerade": {}}, dra_iface]}},
+            "networks": [{"name": "default", "pod": {}}, dra],
+            "resourceClaims": [{"name": "nics", "resourceClaimName": "nics"}],
+        });
+        run_with(&patch, &profile((1, 9), gates))
+    }
+
+    fn dra_network(claim: &str, request: &str) -> Value {
+        json!({"name": "dra", "resourceClaim": {"claimName": claim, "requestName": request}})
+    }
+
+    const GATE: &[&str] = &["NetworkDevicesWithDRA"];
+
+    #[test]
+    fn a_dra_network_needs_its_gate_and_an_sriov_or_plugin_interface() {
+        let sriov = json!({"name": "dra", "sriov": {}});
+        assert_eq!(
+            causes(&dra_network("nics", "nic"), &sriov, &[]),
+            one(
+                "spec.template.spec.networks",
+                "vmi.spec.networks contains DRA networks but NetworkDevicesWithDRA feature gate is not enabled"
+            )
+        );
+        assert_eq!(
+            causes(&dra_network("nics", "nic"), &sriov, GATE),
+            Vec::new()
+        );
+        let plugin = json!({"name": "dra", "binding": {"name": "plugin"}});
+        let found = causes(&dra_network("nics", "nic"), &plugin, GATE);
+        assert!(
+            !found.iter().any(|(_, m)| m.starts_with("DRA network")),
+            "{found:?}"
+        );
+        assert_eq!(
+            causes(
+                &dra_network("nics", "nic"),
+                &json!({"name": "dra", "bridge": {}}),
+                GATE
+            ),
+            one(
+                "spec.template.spec.domain.devices.interfaces",
+                "DRA network \"dra\" requires an SR-IOV or binding plugin interface"
+            )
+        );
+    }
+
+    #[test]
+    fn a_dra_network_names_a_declared_claim_and_a_request() {
+        let sriov = json!({"name": "dra", "sriov": {}});
+        assert_eq!(
+            causes(&dra_network("", "nic"), &sriov, GATE),
+            one(
+                "spec.template.spec.networks[1].resourceClaim.claimName",
+                "claimName is required for DRA network"
+            )
+        );
+        assert_eq!(
+            causes(&dra_network("other", "nic"), &sriov, GATE),
+            one(
+                "spec.template.spec.networks[1].resourceClaim.claimName",
+                "network references resourceClaim \"other\" which is not defined in spec.resourceClaims"
+            )
+        );
+    }
+}

@@ -302,7 +302,34 @@ fn dhcp_options(cx: &mut Ctx, idx: usize, iface: &Value) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::{BadMac, is_valid_port_name, parse_mac_len, validate_mac};
+    use crate::admission::vmspec::test_support::{profile, run, run_with};
+
+    const IFACE: &str = "spec.template.spec.domain.devices.interfaces[0]";
+
+    /// The causes of one interface on one network, with `gates` on at v1.9.
+    fn causes_with(iface: &Value, network: &Value, gates: &[&str]) -> Vec<(String, String)> {
+        let patch = json!({"domain": {"devices": {"interfaces": [iface]}}, "networks": [network]});
+        run_with(&patch, &profile((1, 9), gates))
+    }
+
+    fn causes(iface: &Value, network: &Value) -> Vec<(String, String)> {
+        causes_with(iface, network, &[])
+    }
+
+    fn messages(causes: &[(String, String)]) -> Vec<&str> {
+        causes.iter().map(|(_, message)| message.as_str()).collect()
+    }
+
+    fn pod() -> Value {
+        json!({"name": "default", "pod": {}})
+    }
+
+    fn multus(default: bool) -> Value {
+        json!({"name": "default", "multus": {"networkName": "br", "default": default}})
+    }
 
     #[test]
     fn go_parsers() {
@@ -322,5 +349,246 @@ mod tests {
         assert_eq!(parse_mac_len("02-00:00:00:00:01"), None);
         assert!(is_valid_port_name("http"));
         assert!(!is_valid_port_name("80"));
+    }
+
+    #[test]
+    fn an_absent_interface_needs_bridge_binding_and_a_secondary_network() {
+        let absent_bridge = json!({"name": "default", "bridge": {}, "state": "absent"});
+        let on_default =
+            "\"default\" interface's state \"absent\" is not supported on default networks";
+        assert_eq!(
+            messages(&causes(&absent_bridge, &multus(true))),
+            [on_default]
+        );
+        assert_eq!(
+            messages(&causes(&absent_bridge, &multus(false))),
+            Vec::<&str>::new()
+        );
+        let absent_masquerade = json!({"name": "default", "masquerade": {}, "state": "absent"});
+        assert_eq!(
+            messages(&causes(&absent_masquerade, &pod())),
+            [
+                "\"default\" interface's state \"absent\" is supported only for bridge binding",
+                on_default
+            ]
+        );
+        // A secondary network beside the pod network: only the pod network's interface is on a
+        // default network.
+        let patch = json!({"domain": {"devices": {"interfaces": [
+                {"name": "default", "masquerade": {}},
+                {"name": "second", "bridge": {}, "state": "absent"}]}},
+            "networks": [pod(), {"name": "second", "multus": {"networkName": "br"}}]});
+        assert_eq!(run(&patch), Vec::new());
+    }
+
+    #[test]
+    fn interface_names_pci_addresses_and_ports_of_other_networks() {
+        let name_rule = "Network interface name can only contain alphabetical characters, numbers, dashes (-) or underscores (_)";
+        let named = |name: &str| {
+            let patch = json!({"domain": {"devices": {"interfaces": [{"name": name, "masquerade": {}}]}},
+                "networks": [{"name": name, "pod": {}}]});
+            run(&patch).iter().any(|(_, message)| message == name_rule)
+        };
+        assert!(!named("my-net_1"));
+        assert!(named("my.net"));
+        let pci = |address: &str| {
+            causes(
+                &json!({"name": "default", "masquerade": {}, "pciAddress": address}),
+                &pod(),
+            )
+        };
+        assert_eq!(pci("0000:81:01.0"), Vec::new());
+        assert_eq!(
+            pci("0000:81:01"),
+            [(
+                format!("{IFACE}.pciAddress"),
+                format!("interface {IFACE}.name has malformed PCI address (0000:81:01).")
+            )]
+        );
+        // Forwarded ports are checked on the pod network only.
+        let zero_port = json!({"name": "default", "bridge": {}, "ports": [{"port": 0}]});
+        assert_eq!(causes(&zero_port, &multus(false)), Vec::new());
+        assert_eq!(
+            messages(&causes(&zero_port, &pod())),
+            ["Port field is mandatory."]
+        );
+    }
+
+    #[test]
+    fn mac_addresses_as_go_parses_them() {
+        assert_eq!(validate_mac("02:00:00:00:00:01"), Ok(()));
+        let dotted_eight = "0200.0000.0000.0001";
+        assert_eq!(
+            validate_mac(dotted_eight),
+            Err(BadMac::TooLong(dotted_eight))
+        );
+        for malformed in ["02:00:00:00:00:zz", "02:00:00:00:0:001"] {
+            assert_eq!(validate_mac(malformed), Err(BadMac::Malformed(malformed)));
+        }
+    }
+
+    #[test]
+    fn port_names_follow_kubernetes() {
+        for valid in ["a-b", "http", "a1", "abcdefghijklmno"] {
+            assert!(is_valid_port_name(valid), "{valid}");
+        }
+        for invalid in [
+            "",
+            "abcdefghijklmnop",
+            "Http",
+            "a_b",
+            "12",
+            "a--b",
+            "-ab",
+            "ab-",
+        ] {
+            assert!(!is_valid_port_name(invalid), "{invalid}");
+        }
+    }
+
+    fn port_ranges(ranges: &Value) -> Vec<(String, String)> {
+        let iface = json!({"name": "default", "masquerade": {}, "portRanges": ranges});
+        causes_with(&iface, &pod(), &["PortRangesSpec"])
+    }
+
+    #[test]
+    fn port_ranges_need_their_gate_a_pod_network_and_masquerade() {
+        let ranges = json!([{"protocol": "TCP", "start": 80, "end": 90}]);
+        let iface = json!({"name": "default", "masquerade": {}, "portRanges": ranges});
+        assert_eq!(
+            messages(&causes(&iface, &pod())),
+            [
+                "portRanges is specified on interface but the PortRangesSpec feature gate is not enabled"
+            ]
+        );
+        assert_eq!(
+            causes(&json!({"name": "default", "masquerade": {}}), &pod()),
+            Vec::new()
+        );
+        assert_eq!(port_ranges(&ranges), Vec::new());
+        let gate = &["PortRangesSpec"];
+        let bridge = json!({"name": "default", "bridge": {}, "portRanges": ranges});
+        assert_eq!(causes_with(&bridge, &multus(false), gate), Vec::new());
+        assert_eq!(
+            messages(&causes_with(&bridge, &pod(), gate)),
+            ["portRanges are only supported on masquerade interfaces"]
+        );
+        let with_ports = json!({"name": "default", "masquerade": {}, "portRanges": ranges, "ports": [{"port": 80}]});
+        assert_eq!(
+            messages(&causes_with(&with_ports, &pod(), gate)),
+            ["Cannot define both ports and portRanges on interface"]
+        );
+    }
+
+    #[test]
+    fn port_ranges_at_their_bounds() {
+        let range = |protocol: &str, start: i64, end: i64| json!({"protocol": protocol, "start": start, "end": end});
+        let ten: Vec<Value> = (0..10)
+            .map(|i| range("TCP", 100 * i + 1, 100 * i + 50))
+            .collect();
+        assert_eq!(port_ranges(&json!(ten)), Vec::new());
+        let mut eleven = ten.clone();
+        eleven.push(range("UDP", 1, 1));
+        assert_eq!(
+            messages(&port_ranges(&json!(eleven))),
+            ["No more than 10 portRanges are allowed"]
+        );
+        let edges = json!([
+            range("TCP", 1, 1),
+            range("TCP", 65535, 65535),
+            range("UDP", 2, 3),
+            range("UDP", 4, 5)
+        ]);
+        assert_eq!(port_ranges(&edges), Vec::new());
+        let bad = json!([
+            range("SCTP", 1, 2),
+            range("TCP", 0, 2),
+            range("TCP", 65536, 65536),
+            range("TCP", 1, 0),
+            range("TCP", 1, 65536),
+            range("TCP", 3, 2)
+        ]);
+        assert_eq!(
+            port_ranges(&bad),
+            [
+                (
+                    format!("{IFACE}.portRanges[0].protocol"),
+                    "Unknown protocol, only TCP or UDP allowed".to_owned()
+                ),
+                (
+                    format!("{IFACE}.portRanges[1].start"),
+                    "Start must be a valid port number, 0 < x < 65536".to_owned()
+                ),
+                (
+                    format!("{IFACE}.portRanges[2].start"),
+                    "Start must be a valid port number, 0 < x < 65536".to_owned()
+                ),
+                (
+                    format!("{IFACE}.portRanges[3].end"),
+                    "End must be a valid port number, 0 < x < 65536".to_owned()
+                ),
+                (
+                    format!("{IFACE}.portRanges[4].end"),
+                    "End must be a valid port number, 0 < x < 65536".to_owned()
+                ),
+                (
+                    format!("{IFACE}.portRanges[5].start"),
+                    "Start must be less than or equal to end".to_owned()
+                ),
+            ]
+        );
+        let overlapping = json!([
+            range("UDP", 10, 20),
+            range("TCP", 10, 20),
+            range("TCP", 20, 30),
+            range("TCP", 31, 40)
+        ]);
+        assert_eq!(
+            port_ranges(&overlapping),
+            [(
+                format!("{IFACE}.portRanges"),
+                "TCP portRanges [10-20] and [20-30] overlap".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn dhcp_private_options_and_ntp_servers() {
+        let dhcp = |options: Value| {
+            causes(
+                &json!({"name": "default", "masquerade": {}, "dhcpOptions": options}),
+                &pod(),
+            )
+        };
+        let private = |numbers: &[i64]| {
+            let options: Vec<Value> = numbers
+                .iter()
+                .map(|n| json!({"option": n, "value": "x"}))
+                .collect();
+            json!({"privateOptions": options})
+        };
+        assert_eq!(dhcp(private(&[224, 254])), Vec::new());
+        let spec = "spec.template.spec".to_owned();
+        assert_eq!(
+            dhcp(private(&[240, 240])),
+            [(
+                spec.clone(),
+                "Found Duplicates: you have provided duplicate DHCPPrivateOptions".to_owned()
+            )]
+        );
+        let out_of_range =
+            "provided DHCPPrivateOptions are out of range, must be in range 224 to 254".to_owned();
+        assert_eq!(
+            dhcp(private(&[223, 255])),
+            [(spec.clone(), out_of_range.clone()), (spec, out_of_range)]
+        );
+        let ntp = json!({"ntpServers": ["192.0.2.1", "::ffff:192.0.2.2", "2001:db8::1"]});
+        assert_eq!(
+            dhcp(ntp),
+            [(
+                format!("{IFACE}.dhcpOptions.ntpServers[2]"),
+                "NTP servers must be a list of valid IPv4 addresses.".to_owned()
+            )]
+        );
     }
 }

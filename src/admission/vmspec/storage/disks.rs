@@ -389,4 +389,182 @@ mod tests {
             )
         );
     }
+
+    const DISK: &str = "spec.template.spec.domain.devices.disks[0]";
+
+    fn disk(disk: &Value) -> Vec<(String, String)> {
+        run(&json!({"domain": {"devices": {"disks": [disk]}}}))
+    }
+
+    fn block_size(custom: &Value, bus: &str) -> Vec<(String, String)> {
+        disk(&json!({"name": "root", "disk": {"bus": bus}, "blockSize": {"custom": custom}}))
+    }
+
+    #[test]
+    fn an_interface_boot_order_needs_only_to_be_positive_and_unique() {
+        let boot = |order: u64| {
+            run(&json!({"domain": {"devices": {
+                "disks": [{"name": "root", "bootOrder": 1}],
+                "interfaces": [{"name": "default", "masquerade": {}, "bootOrder": order}]}}}))
+        };
+        assert_eq!(boot(2), Vec::new());
+        assert_eq!(
+            boot(0),
+            one(
+                "spec.template.spec[0].bootOrder",
+                "spec.template.spec[0] must have a boot order > 0, if supplied"
+            )
+        );
+    }
+
+    #[test]
+    fn a_downward_metrics_disk_needs_the_virtio_bus_if_any() {
+        let metrics = |disk: Value| {
+            let patch = json!({"domain": {"devices": {"disks": [{"name": "root"}, disk]}},
+                "volumes": [{"name": "root", "containerDisk": {"image": "x:1"}},
+                    {"name": "metrics", "downwardMetrics": {}}]});
+            run_with(&patch, &profile((1, 9), &["DownwardMetrics"]))
+        };
+        assert_eq!(metrics(json!({"name": "metrics", "disk": {}})), Vec::new());
+        assert_eq!(
+            metrics(json!({"name": "metrics", "disk": {"bus": "virtio"}})),
+            Vec::new()
+        );
+        assert_eq!(
+            metrics(json!({"name": "metrics", "disk": {"bus": "sata"}})),
+            one(
+                "spec.template.spec.domain.devices.disks[1].disk.bus",
+                "DownwardMetrics volume must be mapped to virtio bus, but spec.template.spec.domain.devices.disks[1].disk.bus is set to sata"
+            )
+        );
+    }
+
+    #[test]
+    fn a_disk_pci_address_needs_virtio_and_the_pci_form() {
+        let base = "spec.template.spec.domain.devices.disks.domain.devices.disks.disk[0]";
+        let pci = |bus: &str, address: &str| {
+            disk(&json!({"name": "root", "disk": {"bus": bus, "pciAddress": address}}))
+        };
+        assert_eq!(pci("virtio", "0000:81:01.0"), Vec::new());
+        assert_eq!(
+            pci("sata", "0000:81:01.0"),
+            one(
+                &format!("{base}.pciAddress"),
+                &format!(
+                    "disk {base}.name - setting a PCI address is only possible with bus type virtio."
+                )
+            )
+        );
+        assert_eq!(
+            pci("virtio", "0000:81:01"),
+            one(
+                &format!("{base}.pciAddress"),
+                &format!("disk {base}.name has malformed PCI address (0000:81:01).")
+            )
+        );
+    }
+
+    #[test]
+    fn sata_read_only_serials_and_error_policies() {
+        assert_eq!(
+            disk(&json!({"name": "root", "disk": {"bus": "sata", "readOnly": true}})),
+            one(
+                &format!("{DISK}.disk.bus"),
+                "sata hard-disks do not support read-only."
+            )
+        );
+        let serial = |serial: &str| disk(&json!({"name": "root", "disk": {}, "serial": serial}));
+        assert_eq!(serial("Ab9_.+-"), Vec::new());
+        assert_eq!(serial(&"a".repeat(256)), Vec::new());
+        assert_eq!(
+            serial(&"a".repeat(257)),
+            one(
+                &format!("{DISK}.serial"),
+                &format!("{DISK} must be less than or equal to 256 in length, if specified")
+            )
+        );
+        let policy =
+            |policy: &str| disk(&json!({"name": "root", "disk": {}, "errorPolicy": policy}));
+        assert_eq!(policy("stop"), Vec::new());
+        assert_eq!(
+            policy("retry"),
+            one(
+                &format!("{DISK}.errorPolicy"),
+                &format!("{DISK}.errorPolicy has invalid value \"retry\"")
+            )
+        );
+    }
+
+    #[test]
+    fn a_custom_block_size_at_its_bounds() {
+        let field = |key: &str| format!("{DISK}.blockSize.custom.{key}");
+        let matching = |enabled: Value| {
+            let block = json!({"custom": {"logical": 512, "physical": 512}, "matchVolume": {"enabled": enabled}});
+            disk(&json!({"name": "root", "disk": {}, "blockSize": block}))
+        };
+        assert_eq!(matching(json!(false)), Vec::new());
+        assert_eq!(
+            matching(json!(true)),
+            one(
+                &format!("{DISK}.blockSize"),
+                "Block size matching can't be enabled together with a custom value"
+            )
+        );
+        assert_eq!(
+            block_size(&json!({"logical": 4096, "physical": 4096}), "virtio"),
+            Vec::new()
+        );
+        assert_eq!(
+            block_size(&json!({"logical": 4096, "physical": 512}), "virtio"),
+            one(
+                &field("logical"),
+                "Logical size 4096 must be the same or less than the physical size of 512"
+            )
+        );
+        assert_eq!(
+            block_size(&json!({"logical": 512, "physical": 4096}), "sata"),
+            Vec::new()
+        );
+        assert_eq!(
+            block_size(&json!({"logical": 4096, "physical": 4096}), "sata"),
+            one(
+                &field("logical"),
+                "Logical size 4096 must be 512 for SATA devices"
+            )
+        );
+        let discard = |granularity: u64| json!({"logical": 4096, "physical": 4096, "discardGranularity": granularity});
+        assert_eq!(block_size(&discard(8192), "virtio"), Vec::new());
+        assert_eq!(
+            block_size(&discard(6144), "virtio"),
+            one(
+                &field("discardGranularity"),
+                "Discard granularity 6144 must be multiples of logical size 4096"
+            )
+        );
+        assert_eq!(
+            block_size(
+                &json!({"logical": 0, "physical": 512, "discardGranularity": 512}),
+                "virtio"
+            ),
+            one(
+                &field("logical"),
+                "Provided size of 0 is less than the supported minimum size of 512"
+            )
+        );
+        let largest = 2_097_152;
+        assert_eq!(
+            block_size(&json!({"logical": largest, "physical": largest}), "virtio"),
+            Vec::new()
+        );
+        assert_eq!(
+            block_size(
+                &json!({"logical": largest, "physical": 2 * largest}),
+                "virtio"
+            ),
+            one(
+                &field("physical"),
+                "Provided size of 4194304 is greater than the supported maximum size of 2097152"
+            )
+        );
+    }
 }

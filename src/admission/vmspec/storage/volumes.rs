@@ -383,4 +383,73 @@ mod tests {
         assert_eq!(base64_decoded_len("aGVs\nbG8h"), (6, true));
         assert_eq!(clean_absolute("a/./b/../c/"), "/a/c");
     }
+
+    /// The causes of a VM whose second volume is `volume`, with `gates` on at v1.9.
+    fn second_volume(volume: &Value, gates: &[&str]) -> Vec<(String, String)> {
+        let patch = json!({"volumes": [{"name": "root", "containerDisk": {"image": "x:1"}}, volume],
+            "domain": {"devices": {"disks": [{"name": "root"}, {"name": "data"}]}}});
+        run_with(&patch, &profile((1, 9), gates))
+    }
+
+    #[test]
+    fn a_host_disk_of_type_disk_takes_no_capacity_but_zero() {
+        let host_disk = |capacity: &str| {
+            let disk = json!({"path": "/data/disk.img", "type": "Disk", "capacity": capacity});
+            second_volume(&json!({"name": "data", "hostDisk": disk}), &["HostDisk"])
+        };
+        assert_eq!(host_disk("0"), Vec::new());
+        let field = "spec.template.spec.volumes[1].hostDisk";
+        assert_eq!(
+            host_disk("1Gi"),
+            one(
+                &format!("{field}.capacity"),
+                &format!(
+                    "{field}.capacity is allowed to pass only with {field}.type equal to 'DiskOrCreate'"
+                )
+            )
+        );
+    }
+
+    #[test]
+    fn cloud_init_sources_and_lengths_at_their_bounds() {
+        let no_cloud = |source: Value| {
+            second_volume(&json!({"name": "data", "cloudInitNoCloud": source}), &[])
+        };
+        let base = "spec.template.spec.volumes[1].cloudInitNoCloud";
+        let at_limit = "x".repeat(2048);
+        let over_limit = "x".repeat(2049);
+        assert_eq!(
+            no_cloud(json!({"secretRef": {"name": "user-data"}})),
+            Vec::new()
+        );
+        assert_eq!(
+            no_cloud(json!({"userData": at_limit, "networkData": at_limit})),
+            Vec::new()
+        );
+        assert_eq!(
+            no_cloud(json!({"userData": over_limit})),
+            one(
+                base,
+                &format!(
+                    "{base} userdata exceeds 2048 byte limit. Should use UserDataSecretRef for larger data."
+                )
+            )
+        );
+        assert_eq!(
+            no_cloud(json!({"networkData": over_limit})),
+            one(
+                base,
+                &format!(
+                    "{base} networkdata exceeds 2048 byte limit. Should use NetworkDataSecretRef for larger data."
+                )
+            )
+        );
+        assert_eq!(
+            no_cloud(json!({"userData": "a", "secretRef": {"name": "user-data"}})),
+            one(
+                base,
+                &format!("{base} must have only one userdatasource set.")
+            )
+        );
+    }
 }
