@@ -519,3 +519,32 @@ metadata:
         );
     }
 }
+
+/// v1.0 does not declare `inferFromVolumeFailurePolicy`: the API server prunes it before the
+/// webhook, so an inference that fails refuses the VM; from v1.1 `Ignore` drops the matcher.
+#[test]
+fn before_v1_1_the_failure_policy_is_pruned_and_a_failed_inference_refuses() {
+    let claim = "\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: bare
+  namespace: default
+";
+    let mut written = vm(json!({
+        "domain": {"devices": {}},
+        "volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "bare"}}]
+    }));
+    written["spec"]["preference"] =
+        json!({"inferFromVolume": "root", "inferFromVolumeFailurePolicy": "Ignore"});
+    let refusal = |minor| {
+        let profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+        submit(&written, claim, &profile, true).refusal
+    };
+    assert!(
+        matches!(refusal(0), Some(MutateRefusal::Inference { .. })),
+        "{:?}",
+        refusal(0)
+    );
+    assert_eq!(refusal(1), None);
+}
