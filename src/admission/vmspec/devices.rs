@@ -48,9 +48,11 @@ pub(super) fn gpus(cx: &mut Ctx) {
 fn mdev_ramfb(cx: &mut Ctx) {
     let enabled = |gpu: &&Value| {
         let display = present_at(gpu, &["virtualGPUOptions", "display"]);
+        // `ramFB` absent counts; written, only with `enabled: true` (an empty `ramFB: {}`
+        // does not: `countConfiguredMDEVRamFBs`).
         display.is_some_and(|d| {
             bool_at(d, &["enabled"]) != Some(false)
-                && bool_at(d, &["ramFB", "enabled"]) != Some(false)
+                && (!is_set_at(d, &["ramFB"]) || bool_at(d, &["ramFB", "enabled"]) == Some(true))
         })
     };
     if cx.devices("gpus").iter().filter(enabled).count() > 1 {
@@ -482,6 +484,24 @@ mod tests {
         };
         let gpus = |list: Value| run(&json!({"domain": {"devices": {"gpus": list}}}));
         assert_eq!(gpus(json!([gpu("a", false), gpu("b", false)])), Vec::new());
+        // An empty `ramFB` is not on; an absent one is.
+        let display = |name: &str, display: Value| {
+            json!({"name": name, "deviceName": "nvidia.com/GRID",
+                "virtualGPUOptions": {"display": display}})
+        };
+        let empty = json!({"enabled": true, "ramFB": {}});
+        assert_eq!(
+            gpus(json!([display("a", empty.clone()), display("b", empty)])),
+            Vec::new()
+        );
+        assert_eq!(
+            gpus(json!([
+                display("a", json!({})),
+                display("b", json!({"ramFB": null}))
+            ]))
+            .len(),
+            1
+        );
         assert_eq!(
             gpus(json!([gpu("a", true), gpu("b", true)])),
             one(
