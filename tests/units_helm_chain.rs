@@ -19,22 +19,7 @@ use serde_json::Value;
 const FIXTURE: &str = "testdata/units/helm-chain";
 
 fn tools_available(test: &str) -> bool {
-    if !common::kustomize_available(test) {
-        return false;
-    }
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("helm").is_file()));
-    if !found {
-        assert!(
-            std::env::var_os("KVLINT_REQUIRE_HELM").is_none(),
-            "KVLINT_REQUIRE_HELM is set but helm is not on PATH"
-        );
-        #[allow(clippy::print_stderr)] // a skipped test says why
-        {
-            eprintln!("{test}: skipped, helm is not on PATH");
-        }
-    }
-    found
+    common::kustomize_available(test) && common::helm_dir(test).is_some()
 }
 
 /// The report of `kvlint check <paths>` in a copy of the fixture.

@@ -19,22 +19,8 @@ use serde_json::Value;
 
 const FIXTURE: &str = "testdata/units/helm-charts";
 
-/// Whether `helm` is on PATH; without it a test says so and passes, unless
-/// `KVLINT_REQUIRE_HELM` is set.
 fn helm_available(test: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("helm").is_file()));
-    if !found {
-        assert!(
-            std::env::var_os("KVLINT_REQUIRE_HELM").is_none(),
-            "KVLINT_REQUIRE_HELM is set but helm is not on PATH"
-        );
-        #[allow(clippy::print_stderr)] // a skipped test says why
-        {
-            eprintln!("{test}: skipped, helm is not on PATH");
-        }
-    }
-    found
+    common::helm_dir(test).is_some()
 }
 
 fn fixture() -> tempfile::TempDir {

@@ -16,24 +16,6 @@ use serde_json::Value;
 
 const FIXTURE: &str = "testdata/units/helm-postrender";
 
-/// The directory of `helm` on PATH; None (the test says so) when there is none, unless
-/// `KVLINT_REQUIRE_HELM` is set.
-fn helm_dir(test: &str) -> Option<std::path::PathBuf> {
-    let found = std::env::var_os("PATH")
-        .and_then(|paths| std::env::split_paths(&paths).find(|dir| dir.join("helm").is_file()));
-    if found.is_none() {
-        assert!(
-            std::env::var_os("KVLINT_REQUIRE_HELM").is_none(),
-            "KVLINT_REQUIRE_HELM is set but helm is not on PATH"
-        );
-        #[allow(clippy::print_stderr)] // a skipped test says why
-        {
-            eprintln!("{test}: skipped, helm is not on PATH");
-        }
-    }
-    found
-}
-
 /// The findings of `kvlint check` over the fixture, one line each: code, file, line,
 /// object name, path and the start of the message.
 fn findings(path: Option<&Path>) -> Vec<String> {
@@ -90,7 +72,7 @@ fn message(finding: &Value) -> &str {
 #[test]
 fn post_renderer_patches_are_applied_and_point_at_their_lines() {
     let test = "post_renderer_patches_are_applied_and_point_at_their_lines";
-    if helm_dir(test).is_none() || !common::kustomize_available(test) {
+    if common::helm_dir(test).is_none() || !common::kustomize_available(test) {
         return;
     }
     let found = findings(None);
@@ -111,7 +93,7 @@ fn post_renderer_patches_are_applied_and_point_at_their_lines() {
 #[test]
 fn without_kustomize_releases_are_checked_without_their_post_renderers() {
     let test = "without_kustomize_releases_are_checked_without_their_post_renderers";
-    let Some(helm) = helm_dir(test) else {
+    let Some(helm) = common::helm_dir(test) else {
         return;
     };
     // PATH holds helm alone.

@@ -290,6 +290,25 @@ pub(crate) fn kustomize_available(test: &str) -> bool {
     found
 }
 
+/// The directory of `helm` on PATH. Without one, a test that needs it says so and passes (None),
+/// unless `KVLINT_REQUIRE_HELM` (set by .ci/run) is set.
+#[allow(dead_code)]
+pub(crate) fn helm_dir(test: &str) -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).find(|dir| dir.join("helm").is_file()));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("KVLINT_REQUIRE_HELM").is_none(),
+            "KVLINT_REQUIRE_HELM is set but helm is not on PATH"
+        );
+        #[allow(clippy::print_stderr)] // a skipped test says why
+        {
+            eprintln!("{test}: skipped, helm is not on PATH");
+        }
+    }
+    found
+}
+
 /// A report with the Kustomize that built its units left out (it differs between machines):
 /// the JSON summary's `version` line and the command and version in text reports.
 #[allow(dead_code)]
