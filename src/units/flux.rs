@@ -63,19 +63,10 @@ pub(crate) struct Entry {
 
 impl Entry {
     pub(crate) fn of(file: &Arc<str>, node: &Node) -> Option<Self> {
-        let api_version = node.get("apiVersion")?.as_str()?;
-        if api_version.split('/').next() != Some(GROUP)
-            || node.get("kind").and_then(Node::as_str) != Some("Kustomization")
-        {
+        if !is_object_of(node, GROUP, "Kustomization") {
             return None;
         }
-        let metadata = node.get("metadata");
-        let text = |key: &str| {
-            metadata
-                .and_then(|m| m.get(key))
-                .and_then(Node::as_str)
-                .map(str::to_owned)
-        };
+        let text = |key: &str| metadata_text(node, key);
         let spec = node.get("spec");
         let path_node = spec.and_then(|s| s.get("path"));
         Some(Self {
@@ -132,6 +123,22 @@ impl Entry {
         let path = self.path.trim_start_matches("./");
         normalise_path(&root_shown.join(path))
     }
+}
+
+/// Whether `node` is an object of `kind` in the API group `group` (any version).
+fn is_object_of(node: &Node, group: &str, kind: &str) -> bool {
+    node.get("apiVersion")
+        .and_then(Node::as_str)
+        .is_some_and(|version| version.split('/').next() == Some(group))
+        && node.get("kind").and_then(Node::as_str) == Some(kind)
+}
+
+/// The text of `metadata.<key>` of the object `node`.
+fn metadata_text(node: &Node, key: &str) -> Option<String> {
+    node.get("metadata")
+        .and_then(|m| m.get(key))
+        .and_then(Node::as_str)
+        .map(str::to_owned)
 }
 
 /// The Flux Kustomizations of one checked file's text.

@@ -40,19 +40,10 @@ pub(crate) fn git_sources(file: &Arc<str>, text: &str) -> Vec<GitSource> {
 }
 
 fn git_source(file: &Arc<str>, source: &str, node: &Node) -> Option<GitSource> {
-    let api_version = node.get("apiVersion")?.as_str()?;
-    if api_version.split('/').next() != Some(GROUP)
-        || node.get("kind").and_then(Node::as_str) != Some("GitRepository")
-    {
+    if !super::is_object_of(node, GROUP, "GitRepository") {
         return None;
     }
-    let metadata = node.get("metadata");
-    let text = |key: &str| {
-        metadata
-            .and_then(|m| m.get(key))
-            .and_then(Node::as_str)
-            .map(str::to_owned)
-    };
+    let text = |key: &str| super::metadata_text(node, key);
     let ignore = node.get("spec").and_then(|spec| spec.entry("ignore"));
     Some(GitSource {
         name: text("name")?,
