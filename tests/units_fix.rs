@@ -194,3 +194,46 @@ fn a_value_from_a_kustomization_is_not_edited_as_the_object() {
         inline
     );
 }
+
+#[test]
+fn a_value_a_fix_uncovers_in_the_base_is_fixed_in_the_next_pass() {
+    if !kustomize_available("a_value_a_fix_uncovers_in_the_base_is_fixed_in_the_next_pass") {
+        return;
+    }
+    // Every overlay's patch writes over the base's status: the check reports the patches'
+    // lines, and only their fix uncovers the base's, which the next pass removes.
+    let repo = Repo::new();
+    repo.write(
+        "apps/web/base/vm.yaml",
+        &format!("{BASE_VM}status:\n  ready: true\n"),
+    );
+    let patch = format!("{}status:\n  ready: false\n", memory_patch("2Gi"));
+    for overlay in ["dev", "prod"] {
+        repo.write(&format!("apps/web/overlays/{overlay}/patch.yaml"), &patch);
+    }
+    let report = fix(&repo, &["."]);
+    let mut status: Vec<String> = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "KV4002")
+        .map(|f| f["file"].as_str().unwrap().to_owned())
+        .collect();
+    status.dedup();
+    assert_eq!(
+        status,
+        [
+            "apps/web/overlays/dev/patch.yaml",
+            "apps/web/overlays/prod/patch.yaml",
+            "apps/web/base/vm.yaml"
+        ],
+        "{report:#}"
+    );
+    for file in [
+        "apps/web/base/vm.yaml",
+        "apps/web/overlays/dev/patch.yaml",
+        "apps/web/overlays/prod/patch.yaml",
+    ] {
+        assert!(!repo.read(file).contains("status:"), "{file}");
+    }
+}
