@@ -440,6 +440,133 @@ spec:
     );
 }
 
+/// A HelmRelease of `charts/lab` in `clusters/NAME.yaml` with the given chart spec lines.
+fn lab_release(name: &str, chart_spec: &str) -> (String, String) {
+    (
+        format!("clusters/{name}.yaml"),
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: {name}
+  namespace: lab
+spec:
+  chart:
+    spec:
+      chart: ./charts/lab
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+{chart_spec}"
+        ),
+    )
+}
+
+#[test]
+fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
+    if !helm_available("flux_values_files_that_are_missing_fail_the_chart_unless_ignored") {
+        return;
+    }
+    let releases = [
+        lab_release(
+            "ignored",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles:
+        - charts/lab/values-lab.yaml
+        - charts/lab/values-missing.yaml
+",
+        ),
+        lab_release(
+            "missing",
+            "      valuesFiles:
+        - charts/lab/values-lab.yaml
+        - charts/lab/values-missing.yaml
+",
+        ),
+        // Every file left out: the chart's values are still replaced, by nothing.
+        lab_release(
+            "none",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles: [charts/lab/values-missing.yaml]
+",
+        ),
+        // A directory is no values file, ignored or not.
+        lab_release(
+            "directory",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles: [charts/lab/templates]
+",
+        ),
+        // `values.yaml` alone is the chart's own values: nothing is read from the root.
+        lab_release("own", "      valuesFiles: [./values.yaml]\n"),
+    ];
+    let mut files: Vec<(&str, &str)> = releases
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        (
+            "charts/lab/values.yaml",
+            "name: from-the-chart\nsize: standard.small\n",
+        ),
+        ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+        (
+            "charts/lab/templates/vm.yaml",
+            "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{ .Values.name | default \"without-chart-values\" }}-{{ .Release.Name }}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{ .Values.size | default \"no-size\" }}
+  template:
+    spec:
+      domain:
+        devices: {}
+",
+        ),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["name"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let not_found = |vm: &str, size: &str| {
+        format!(
+            "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
+        )
+    };
+    let mut expected = vec![
+        "KV0020 clusters/directory.yaml:14:21 - Flux cannot build the chart of HelmRelease lab/directory: no values file found at path 'charts/lab/templates'".to_owned(),
+        "KV0020 clusters/missing.yaml:15:11 - Flux cannot build the chart of HelmRelease lab/missing: no values file found at path 'charts/lab/values-missing.yaml'".to_owned(),
+        not_found("without-chart-values-ignored", "standard.smol"),
+        not_found("without-chart-values-none", "no-size"),
+        not_found("from-the-chart-own", "standard.small"),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
 #[cfg(unix)]
 #[test]
 fn a_chart_that_links_outside_the_repository_is_not_rendered() {

@@ -187,7 +187,20 @@ pub(super) fn flux_release(
     let namespace = target_namespace
         .or_else(|| own_namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
-    let (value_files, chart_values_replaced) = flux_value_files(template, shown_root);
+    let (value_files, chart_values_replaced) = match flux_value_files(template, shown_root) {
+        Ok(found) => found,
+        Err(missing) => {
+            // A HelmChart's entry may be in another file: the reference stands for it.
+            let at = match chart_ref {
+                Some(_) => at,
+                None => Location {
+                    file: Arc::clone(file),
+                    span: missing.span,
+                },
+            };
+            return Some(Err(Box::new(missing.finding(at, &label))));
+        }
+    };
     let release = Release {
         unit,
         label,
@@ -310,27 +323,77 @@ fn chart_ref_not_rendered(
 }
 
 /// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
-/// and whether they replace the chart's own values (source-controller packages the chart with
-/// `valuesFiles` merged in place of its values.yaml).
-fn flux_value_files(template: &Node, shown_root: &Path) -> (Vec<PathBuf>, bool) {
-    let mut value_files: Vec<PathBuf> = template
+/// and whether they replace the chart's own values: source-controller merges `valuesFiles` and
+/// packages the chart with the result in place of its values.yaml (`mergeFileValues`,
+/// `OverwriteChartDefaultValues`), even when `ignoreMissingValuesFiles` leaves every file out;
+/// a list of only `values.yaml` changes nothing (`BuildOptions.GetValuesFiles`). A file that
+/// is not there fails the chart build unless `ignoreMissingValuesFiles`; one that is not a
+/// regular file fails it always.
+fn flux_value_files(
+    template: &Node,
+    shown_root: &Path,
+) -> Result<(Vec<PathBuf>, bool), MissingValuesFile> {
+    let listed: Vec<(&str, Span)> = template
         .get("valuesFiles")
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
-        .filter_map(Node::as_str)
-        .map(|path| within_root(shown_root, path))
+        .filter_map(|entry| entry.as_str().map(|path| (path, entry.span)))
         .collect();
-    let chart_values_replaced = !value_files.is_empty();
-    if !chart_values_replaced
-        && let Some(single) = template
-            .get("valuesFile")
-            .and_then(Node::as_str)
-            .filter(|s| !s.is_empty())
-    {
-        value_files.push(within_root(shown_root, single));
+    let only_chart_values = matches!(
+        listed.as_slice(),
+        [(path, _)] if normalise_path(Path::new(path)) == Path::new("values.yaml")
+    );
+    if !listed.is_empty() && !only_chart_values {
+        let ignore_missing = template
+            .get("ignoreMissingValuesFiles")
+            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        let mut value_files = Vec::new();
+        for (path, span) in listed {
+            let file = within_root(shown_root, path);
+            match std::fs::metadata(&file) {
+                Ok(metadata) if metadata.is_file() => value_files.push(file),
+                Err(err) if ignore_missing && err.kind() == std::io::ErrorKind::NotFound => {}
+                _ => {
+                    return Err(MissingValuesFile {
+                        path: path.to_owned(),
+                        span,
+                    });
+                }
+            }
+        }
+        return Ok((value_files, true));
     }
-    (value_files, chart_values_replaced)
+    let single = template
+        .get("valuesFile")
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty());
+    Ok((
+        single
+            .map(|path| vec![within_root(shown_root, path)])
+            .unwrap_or_default(),
+        false,
+    ))
+}
+
+/// A `valuesFiles` entry that names no regular file.
+struct MissingValuesFile {
+    path: String,
+    span: Span,
+}
+
+impl MissingValuesFile {
+    fn finding(&self, at: Location, label: &str) -> Finding {
+        Finding::new(
+            &rules::KUSTOMIZE_BUILD_FAILED,
+            at,
+            format!(
+                "Flux cannot build the chart of {label}: no values file found at path '{}'",
+                self.path
+            ),
+        )
+        .with_help("commit the values file, or set `ignoreMissingValuesFiles: true` in the chart spec if the release renders without it; the chart's files are checked as written")
+    }
 }
 
 /// The finding about a release whose `valuesFrom` kvlint cannot read: its chart is not rendered.
