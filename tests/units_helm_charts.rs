@@ -499,6 +499,11 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
         ),
         // `values.yaml` alone is the chart's own values: nothing is read from the root.
         lab_release("own", "      valuesFiles: [./values.yaml]\n"),
+        // `..` stops at the repository root (`SecureJoin`).
+        lab_release(
+            "confined",
+            "      valuesFiles: [../../charts/lab/values-confined.yaml]\n",
+        ),
     ];
     let mut files: Vec<(&str, &str)> = releases
         .iter()
@@ -514,6 +519,10 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
             "name: from-the-chart\nsize: standard.small\n",
         ),
         ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+        (
+            "charts/lab/values-confined.yaml",
+            "size: standard.confined\n",
+        ),
         (
             "charts/lab/templates/vm.yaml",
             "apiVersion: kubevirt.io/v1
@@ -561,6 +570,124 @@ spec:
         not_found("without-chart-values-ignored", "standard.smol"),
         not_found("without-chart-values-none", "no-size"),
         not_found("from-the-chart-own", "standard.small"),
+        not_found("without-chart-values-confined", "standard.confined"),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+/// An Argo CD Application `name` rendering `charts/lab` with the given `helm:` lines.
+fn lab_application(name: &str, helm: &str) -> (String, String) {
+    (
+        format!("argocd/{name}.yaml"),
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: lab
+  source:
+    repoURL: https://example.com/gitops.git
+    path: charts/lab
+    helm:
+{helm}"
+        ),
+    )
+}
+
+#[test]
+fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
+    if !helm_available("argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository") {
+        return;
+    }
+    let applications = [
+        // The pattern's files in name order, `values-a.yaml` at its explicit place: `b`, `a`.
+        lab_application(
+            "glob",
+            "      valueFiles: [\"values-*.yaml\", values-a.yaml, values-a.yaml]\n",
+        ),
+        // The build environment substituted; an absolute path is from the repository root.
+        lab_application(
+            "env",
+            "      valueFiles: [\"values-$ARGOCD_APP_NAME.yaml\", /envs/extra.yaml]\n",
+        ),
+        lab_application(
+            "nothing",
+            "      valueFiles: [values.yaml, \"values-none-*.yaml\"]\n",
+        ),
+        lab_application(
+            "ignored",
+            "      ignoreMissingValueFiles: true\n      valueFiles: [\"values-none-*.yaml\"]\n",
+        ),
+        lab_application("outside", "      valueFiles: [../../../outside.yaml]\n"),
+    ];
+    let mut files: Vec<(&str, &str)> = applications
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        ("charts/lab/values.yaml", "size: from-chart\n"),
+        ("charts/lab/values-a.yaml", "size: from-a\n"),
+        ("charts/lab/values-b.yaml", "size: from-b\n"),
+        ("charts/lab/values-env.yaml", "size: from-env\n"),
+        ("envs/extra.yaml", "name: extra\n"),
+        (
+            "charts/lab/templates/vm.yaml",
+            "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{ .Values.name | default \"chart\" }}-{{ .Release.Name }}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{ .Values.size }}
+  template:
+    spec:
+      domain:
+        devices: {}
+",
+        ),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["name"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let not_found = |vm: &str, size: &str| {
+        format!(
+            "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
+        )
+    };
+    let mut expected = vec![
+        not_found("chart-glob", "from-a"),
+        not_found("extra-env", "from-env"),
+        not_found("chart-ignored", "from-chart"),
+        "KV0020 argocd/nothing.yaml:15:33 - Argo CD cannot render Application nothing: values file glob \"values-none-*.yaml\" matched no files".to_owned(),
+        "KV0020 argocd/outside.yaml:15:20 - Argo CD cannot render Application outside: error resolving value file path: file '../../../outside.yaml' resolved to outside repository root".to_owned(),
     ];
     found.sort();
     expected.sort();

@@ -18,6 +18,7 @@ pub(crate) mod refs;
 mod shadow;
 mod target;
 mod template;
+pub(crate) mod value_files;
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;

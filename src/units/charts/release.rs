@@ -13,7 +13,7 @@ use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
 use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::argocd::Target;
-use crate::units::argocd::refs::{self, Reference};
+use crate::units::argocd::value_files::{self, Unresolved};
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
@@ -350,10 +350,13 @@ fn flux_value_files(
             .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
         let mut value_files = Vec::new();
         for (path, span) in listed {
-            let file = within_root(shown_root, path);
-            match std::fs::metadata(&file) {
-                Ok(metadata) if metadata.is_file() => value_files.push(file),
-                Err(err) if ignore_missing && err.kind() == std::io::ErrorKind::NotFound => {}
+            match securely_within_root(shown_root, path)
+                .map(|file| (std::fs::metadata(&file), file))
+            {
+                Some((Ok(metadata), file)) if metadata.is_file() => value_files.push(file),
+                None if ignore_missing => {}
+                Some((Err(err), _))
+                    if ignore_missing && err.kind() == std::io::ErrorKind::NotFound => {}
                 _ => {
                     return Err(MissingValuesFile {
                         path: path.to_owned(),
@@ -374,6 +377,23 @@ fn flux_value_files(
             .unwrap_or_default(),
         false,
     ))
+}
+
+/// `securejoin.SecureJoin(root, path)`, as source-controller reads a values file: `..` stops at
+/// the root; None for a file whose symbolic links lead out of the repository (not there).
+fn securely_within_root(shown_root: &Path, path: &str) -> Option<PathBuf> {
+    let confined = normalise_path(&Path::new("/").join(path));
+    let inside = confined.strip_prefix("/").unwrap_or(&confined);
+    let file = within_root(shown_root, &inside.to_string_lossy());
+    let root = if shown_root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        shown_root
+    };
+    match (file.canonicalize(), root.canonicalize()) {
+        (Ok(real), Ok(real_root)) if !real.starts_with(&real_root) => None,
+        _ => Some(file),
+    }
 }
 
 /// A `valuesFiles` entry that names no regular file.
@@ -535,42 +555,31 @@ fn argocd_refused(target: &Target, at: Location, message: &str) -> Box<Finding> 
     )
 }
 
-/// An Argo CD source's `helm.valueFiles` as files of the repository: relative to the chart,
-/// or from the root of the repository of the source a `$ref/` names (a file of another
-/// repository is left out: the plan reports it); missing ones dropped with
-/// `ignoreMissingValueFiles`.
+/// An Argo CD source's `helm.valueFiles` as files of the repository, resolved and expanded
+/// as the repo server does (`units::argocd::value_files`); missing ones dropped with
+/// `ignoreMissingValueFiles`, files of another repository left out (the plan reports them).
 fn argocd_value_files(target: &Target, helm: Option<&Node>) -> Result<Vec<PathBuf>, Box<Finding>> {
     let option = |key: &str| helm.and_then(|h| h.get(key));
     let ignore_missing = option("ignoreMissingValueFiles")
         .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
-    let mut value_files = Vec::new();
-    for file in option("valueFiles")
+    let entries: Vec<&Node> = option("valueFiles")
         .and_then(Node::as_seq)
         .unwrap_or_default()
-    {
-        let Some(name) = file.as_str() else { continue };
-        let at = || written_at(target, "valueFiles", file.span);
-        let path = match refs::resolve(target, name) {
-            Some(Ok(Reference::Here(path))) => path,
-            Some(Ok(Reference::Elsewhere { .. })) => continue,
-            Some(Err(message)) => return Err(argocd_refused(target, at(), &message)),
-            None if name.starts_with('$') || name.contains("://") => {
-                return Err(argocd_not_rendered(
-                    target,
-                    at(),
-                    &format!(
-                        "the value file `{name}` is in another source or at a URL, which kvlint does not read; the chart is not rendered"
-                    ),
-                ));
-            }
-            None => normalise_path(&target.dir.join(name)),
-        };
-        if !path.is_file() && ignore_missing {
-            continue;
-        }
-        value_files.push(path);
+        .iter()
+        .filter(|entry| entry.as_str().is_some())
+        .collect();
+    let names: Vec<&str> = entries.iter().filter_map(|entry| entry.as_str()).collect();
+    value_files::value_files(target, &names, ignore_missing).map_err(|(index, unresolved)| {
+        let at = written_at(target, "valueFiles", entries[index].span);
+        unresolved_finding(target, at, unresolved)
+    })
+}
+
+fn unresolved_finding(target: &Target, at: Location, unresolved: Unresolved) -> Box<Finding> {
+    match unresolved {
+        Unresolved::Refused(message) => argocd_refused(target, at, &message),
+        Unresolved::NotRead(message) => argocd_not_rendered(target, at, &message),
     }
-    Ok(value_files)
 }
 
 /// An Argo CD source's `helm.fileParameters` as `--set-file` arguments, their paths resolved
@@ -594,16 +603,14 @@ fn argocd_file_parameters(
         let Some(path) = path_node.as_str() else {
             continue;
         };
-        let file = match refs::resolve(target, path) {
-            Some(Ok(Reference::Here(file))) => file,
-            Some(Ok(Reference::Elsewhere { .. })) => continue,
-            Some(Err(message)) => {
+        match value_files::file_parameter(target, path) {
+            Ok(Some(file)) => set.push(("--set-file", format!("{name}={}", file.display()))),
+            Ok(None) => {}
+            Err(unresolved) => {
                 let at = written_at(target, "fileParameters", path_node.span);
-                return Err(argocd_refused(target, at, &message));
+                return Err(unresolved_finding(target, at, unresolved));
             }
-            None => normalise_path(&target.dir.join(path)),
-        };
-        set.push(("--set-file", format!("{name}={}", file.display())));
+        }
     }
     Ok(set)
 }
