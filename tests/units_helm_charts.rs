@@ -440,6 +440,55 @@ spec:
     );
 }
 
+/// The VM template of `charts/lab`: named after `.Values.name` (else `default_name`) and
+/// the release, its instance type `.Values.size` (else `no-size`).
+fn lab_template(default_name: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{{{ .Values.name | default \"{default_name}\" }}}}-{{{{ .Release.Name }}}}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{{{ .Values.size | default \"no-size\" }}}}
+  template:
+    spec:
+      domain:
+        devices: {{}}
+"
+    )
+}
+
+/// The unknown instance types (KV1006) and failed builds (KV0020) of a report: code,
+/// position, VM and message.
+fn unknown_sizes_and_failed_builds(report: &Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["name"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The finding about the VM `vm` of `charts/lab` whose instance type `size` is unknown.
+fn lab_not_found(vm: &str, size: &str) -> String {
+    format!(
+        "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
+    )
+}
+
 /// A HelmRelease of `charts/lab` in `clusters/NAME.yaml` with the given chart spec lines.
 fn lab_release(name: &str, chart_spec: &str) -> (String, String) {
     (
@@ -505,6 +554,7 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
             "      valuesFiles: [../../charts/lab/values-confined.yaml]\n",
         ),
     ];
+    let template = lab_template("without-chart-values");
     let mut files: Vec<(&str, &str)> = releases
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
@@ -523,54 +573,18 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
             "charts/lab/values-confined.yaml",
             "size: standard.confined\n",
         ),
-        (
-            "charts/lab/templates/vm.yaml",
-            "apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: {{ .Values.name | default \"without-chart-values\" }}-{{ .Release.Name }}
-spec:
-  runStrategy: Always
-  instancetype:
-    name: {{ .Values.size | default \"no-size\" }}
-  template:
-    spec:
-      domain:
-        devices: {}
-",
-        ),
+        ("charts/lab/templates/vm.yaml", template.as_str()),
     ]);
     let dir = common::git_repository(&files);
     let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
-    let mut found: Vec<String> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
-        .map(|d| {
-            format!(
-                "{} {}:{}:{} {} {}",
-                d["code"].as_str().unwrap(),
-                d["file"].as_str().unwrap(),
-                d["line"],
-                d["column"],
-                d["object"]["name"].as_str().unwrap_or("-"),
-                d["message"].as_str().unwrap()
-            )
-        })
-        .collect();
-    let not_found = |vm: &str, size: &str| {
-        format!(
-            "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
-        )
-    };
+    let mut found = unknown_sizes_and_failed_builds(&report);
     let mut expected = vec![
         "KV0020 clusters/directory.yaml:14:21 - Flux cannot build the chart of HelmRelease lab/directory: no values file found at path 'charts/lab/templates'".to_owned(),
         "KV0020 clusters/missing.yaml:15:11 - Flux cannot build the chart of HelmRelease lab/missing: no values file found at path 'charts/lab/values-missing.yaml'".to_owned(),
-        not_found("without-chart-values-ignored", "standard.smol"),
-        not_found("without-chart-values-none", "no-size"),
-        not_found("from-the-chart-own", "standard.small"),
-        not_found("without-chart-values-confined", "standard.confined"),
+        lab_not_found("without-chart-values-ignored", "standard.smol"),
+        lab_not_found("without-chart-values-none", "no-size"),
+        lab_not_found("from-the-chart-own", "standard.small"),
+        lab_not_found("without-chart-values-confined", "standard.confined"),
     ];
     found.sort();
     expected.sort();
@@ -627,6 +641,7 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
         ),
         lab_application("outside", "      valueFiles: [../../../outside.yaml]\n"),
     ];
+    let template = lab_template("chart");
     let mut files: Vec<(&str, &str)> = applications
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
@@ -641,51 +656,15 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
         ("charts/lab/values-b.yaml", "size: from-b\n"),
         ("charts/lab/values-env.yaml", "size: from-env\n"),
         ("envs/extra.yaml", "name: extra\n"),
-        (
-            "charts/lab/templates/vm.yaml",
-            "apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: {{ .Values.name | default \"chart\" }}-{{ .Release.Name }}
-spec:
-  runStrategy: Always
-  instancetype:
-    name: {{ .Values.size }}
-  template:
-    spec:
-      domain:
-        devices: {}
-",
-        ),
+        ("charts/lab/templates/vm.yaml", template.as_str()),
     ]);
     let dir = common::git_repository(&files);
     let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
-    let mut found: Vec<String> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
-        .map(|d| {
-            format!(
-                "{} {}:{}:{} {} {}",
-                d["code"].as_str().unwrap(),
-                d["file"].as_str().unwrap(),
-                d["line"],
-                d["column"],
-                d["object"]["name"].as_str().unwrap_or("-"),
-                d["message"].as_str().unwrap()
-            )
-        })
-        .collect();
-    let not_found = |vm: &str, size: &str| {
-        format!(
-            "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
-        )
-    };
+    let mut found = unknown_sizes_and_failed_builds(&report);
     let mut expected = vec![
-        not_found("chart-glob", "from-a"),
-        not_found("extra-env", "from-env"),
-        not_found("chart-ignored", "from-chart"),
+        lab_not_found("chart-glob", "from-a"),
+        lab_not_found("extra-env", "from-env"),
+        lab_not_found("chart-ignored", "from-chart"),
         "KV0020 argocd/nothing.yaml:15:33 - Argo CD cannot render Application nothing: values file glob \"values-none-*.yaml\" matched no files".to_owned(),
         "KV0020 argocd/outside.yaml:15:20 - Argo CD cannot render Application outside: error resolving value file path: file '../../../outside.yaml' resolved to outside repository root".to_owned(),
     ];
