@@ -640,6 +640,14 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
             "      ignoreMissingValueFiles: true\n      valueFiles: [\"values-none-*.yaml\"]\n",
         ),
         lab_application("outside", "      valueFiles: [../../../outside.yaml]\n"),
+        // Parameters: the build environment substituted, commas escaped (`cleanSetParameters`).
+        lab_application(
+            "params",
+            "      parameters:
+        - {name: name, value: $ARGOCD_APP_NAME-vm}
+        - {name: size, value: \"small,large\", forceString: true}
+",
+        ),
     ];
     let template = lab_template("chart");
     let mut files: Vec<(&str, &str)> = applications
@@ -665,6 +673,7 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
         lab_not_found("chart-glob", "from-a"),
         lab_not_found("extra-env", "from-env"),
         lab_not_found("chart-ignored", "from-chart"),
+        lab_not_found("params-vm-params", "small,large"),
         "KV0020 argocd/nothing.yaml:15:33 - Argo CD cannot render Application nothing: values file glob \"values-none-*.yaml\" matched no files".to_owned(),
         "KV0020 argocd/outside.yaml:15:20 - Argo CD cannot render Application outside: error resolving value file path: file '../../../outside.yaml' resolved to outside repository root".to_owned(),
     ];

@@ -118,7 +118,7 @@ impl App {
     }
 
     /// The build environment kvlint knows (`newEnv`).
-    fn env(&self, source: &Node) -> kustomize::Env {
+    pub(crate) fn env(&self, source: &Node) -> kustomize::Env {
         let text = |node: Option<&Node>| node.and_then(Node::as_str).unwrap_or("").to_owned();
         kustomize::Env {
             vars: vec![

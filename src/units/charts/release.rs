@@ -482,6 +482,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         },
     }
     .filter(|values| !matches!(values, Json::Null));
+    let env = target.app.env(&target.source);
     let mut set = Vec::new();
     for parameter in option("parameters")
         .and_then(Node::as_seq)
@@ -496,9 +497,11 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         let force = parameter
             .get("forceString")
             .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        // The repo server substitutes the build environment into the values and escapes
+        // their commas (`cleanSetParameters`).
         set.push((
             if force { "--set-string" } else { "--set" },
-            format!("{name}={value}"),
+            format!("{name}={}", escaped_commas(&env.substitute(value))),
         ));
     }
     set.extend(argocd_file_parameters(target, helm)?);
@@ -604,7 +607,10 @@ fn argocd_file_parameters(
             continue;
         };
         match value_files::file_parameter(target, path) {
-            Ok(Some(file)) => set.push(("--set-file", format!("{name}={}", file.display()))),
+            Ok(Some(file)) => set.push((
+                "--set-file",
+                format!("{name}={}", escaped_commas(&file.to_string_lossy())),
+            )),
             Ok(None) => {}
             Err(unresolved) => {
                 let at = written_at(target, "fileParameters", path_node.span);
@@ -613,6 +619,25 @@ fn argocd_file_parameters(
         }
     }
     Ok(set)
+}
+
+/// Argo CD's `cleanSetParameters`: a `--set` value's commas escaped (one already escaped left
+/// as it is) so that Helm reads one value, unless the value is a `{a,b}` list.
+fn escaped_commas(value: &str) -> String {
+    if value.starts_with('{') && value.ends_with('}') {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut previous = None;
+    for c in value.chars() {
+        if c == ',' && previous != Some('\\') {
+            out.push_str("\\,");
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    out
 }
 
 /// A release name as helm-controller uses it: one longer than Helm's 53 characters becomes
@@ -691,5 +716,14 @@ mod tests {
             shortened(long.to_owned()),
             "a-very-long-target-namespace-for-virtual-28e4f657f6b4"
         );
+    }
+
+    #[test]
+    fn parameter_commas_are_escaped_as_argo_cd_escapes_them() {
+        assert_eq!(escaped_commas("a,b"), "a\\,b");
+        assert_eq!(escaped_commas("a\\,b,c"), "a\\,b\\,c");
+        assert_eq!(escaped_commas("{a,b}"), "{a,b}");
+        assert_eq!(escaped_commas("{a,b"), "{a\\,b");
+        assert_eq!(escaped_commas("plain"), "plain");
     }
 }
