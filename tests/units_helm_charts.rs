@@ -440,6 +440,248 @@ spec:
     );
 }
 
+/// The VM template of `charts/lab`: named after `.Values.name` (else `default_name`) and
+/// the release, its instance type `.Values.size` (else `no-size`).
+fn lab_template(default_name: &str) -> String {
+    format!(
+        "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: {{{{ .Values.name | default \"{default_name}\" }}}}-{{{{ .Release.Name }}}}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{{{ .Values.size | default \"no-size\" }}}}
+  template:
+    spec:
+      domain:
+        devices: {{}}
+"
+    )
+}
+
+/// The unknown instance types (KV1006) and failed builds (KV0020) of a report: code,
+/// position, VM and message.
+fn unknown_sizes_and_failed_builds(report: &Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "KV1006" || d["code"] == "KV0020")
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {} {}",
+                d["code"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["object"]["name"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The finding about the VM `vm` of `charts/lab` whose instance type `size` is unknown.
+fn lab_not_found(vm: &str, size: &str) -> String {
+    format!(
+        "KV1006 charts/lab/templates/vm.yaml:7:3 {vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
+    )
+}
+
+/// A HelmRelease of `charts/lab` in `clusters/NAME.yaml` with the given chart spec lines.
+fn lab_release(name: &str, chart_spec: &str) -> (String, String) {
+    (
+        format!("clusters/{name}.yaml"),
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: {name}
+  namespace: lab
+spec:
+  chart:
+    spec:
+      chart: ./charts/lab
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+{chart_spec}"
+        ),
+    )
+}
+
+#[test]
+fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
+    if !helm_available("flux_values_files_that_are_missing_fail_the_chart_unless_ignored") {
+        return;
+    }
+    let releases = [
+        lab_release(
+            "ignored",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles:
+        - charts/lab/values-lab.yaml
+        - charts/lab/values-missing.yaml
+",
+        ),
+        lab_release(
+            "missing",
+            "      valuesFiles:
+        - charts/lab/values-lab.yaml
+        - charts/lab/values-missing.yaml
+",
+        ),
+        // Every file left out: the chart's values are still replaced, by nothing.
+        lab_release(
+            "none",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles: [charts/lab/values-missing.yaml]
+",
+        ),
+        // A directory is no values file, ignored or not.
+        lab_release(
+            "directory",
+            "      ignoreMissingValuesFiles: true
+      valuesFiles: [charts/lab/templates]
+",
+        ),
+        // `values.yaml` alone is the chart's own values: nothing is read from the root.
+        lab_release("own", "      valuesFiles: [./values.yaml]\n"),
+        // `..` stops at the repository root (`SecureJoin`).
+        lab_release(
+            "confined",
+            "      valuesFiles: [../../charts/lab/values-confined.yaml]\n",
+        ),
+    ];
+    let template = lab_template("without-chart-values");
+    let mut files: Vec<(&str, &str)> = releases
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        (
+            "charts/lab/values.yaml",
+            "name: from-the-chart\nsize: standard.small\n",
+        ),
+        ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+        (
+            "charts/lab/values-confined.yaml",
+            "size: standard.confined\n",
+        ),
+        ("charts/lab/templates/vm.yaml", template.as_str()),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found = unknown_sizes_and_failed_builds(&report);
+    let mut expected = vec![
+        "KV0020 clusters/directory.yaml:14:21 - Flux cannot build the chart of HelmRelease lab/directory: no values file found at path 'charts/lab/templates'".to_owned(),
+        "KV0020 clusters/missing.yaml:15:11 - Flux cannot build the chart of HelmRelease lab/missing: no values file found at path 'charts/lab/values-missing.yaml'".to_owned(),
+        lab_not_found("without-chart-values-ignored", "standard.smol"),
+        lab_not_found("without-chart-values-none", "no-size"),
+        lab_not_found("from-the-chart-own", "standard.small"),
+        lab_not_found("without-chart-values-confined", "standard.confined"),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+/// An Argo CD Application `name` rendering `charts/lab` with the given `helm:` lines.
+fn lab_application(name: &str, helm: &str) -> (String, String) {
+    (
+        format!("argocd/{name}.yaml"),
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: lab
+  source:
+    repoURL: https://example.com/gitops.git
+    path: charts/lab
+    helm:
+{helm}"
+        ),
+    )
+}
+
+#[test]
+fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
+    if !helm_available("argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository") {
+        return;
+    }
+    let applications = [
+        // The pattern's files in name order, `values-a.yaml` at its explicit place: `b`, `a`.
+        lab_application(
+            "glob",
+            "      valueFiles: [\"values-*.yaml\", values-a.yaml, values-a.yaml]\n",
+        ),
+        // The build environment substituted; an absolute path is from the repository root.
+        lab_application(
+            "env",
+            "      valueFiles: [\"values-$ARGOCD_APP_NAME.yaml\", /envs/extra.yaml]\n",
+        ),
+        lab_application(
+            "nothing",
+            "      valueFiles: [values.yaml, \"values-none-*.yaml\"]\n",
+        ),
+        lab_application(
+            "ignored",
+            "      ignoreMissingValueFiles: true\n      valueFiles: [\"values-none-*.yaml\"]\n",
+        ),
+        lab_application("outside", "      valueFiles: [../../../outside.yaml]\n"),
+        // Parameters: the build environment substituted, commas escaped (`cleanSetParameters`).
+        lab_application(
+            "params",
+            "      parameters:
+        - {name: name, value: $ARGOCD_APP_NAME-vm}
+        - {name: size, value: \"small,large\", forceString: true}
+",
+        ),
+    ];
+    let template = lab_template("chart");
+    let mut files: Vec<(&str, &str)> = applications
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        ("charts/lab/values.yaml", "size: from-chart\n"),
+        ("charts/lab/values-a.yaml", "size: from-a\n"),
+        ("charts/lab/values-b.yaml", "size: from-b\n"),
+        ("charts/lab/values-env.yaml", "size: from-env\n"),
+        ("envs/extra.yaml", "name: extra\n"),
+        ("charts/lab/templates/vm.yaml", template.as_str()),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found = unknown_sizes_and_failed_builds(&report);
+    let mut expected = vec![
+        lab_not_found("chart-glob", "from-a"),
+        lab_not_found("extra-env", "from-env"),
+        lab_not_found("chart-ignored", "from-chart"),
+        lab_not_found("params-vm-params", "small,large"),
+        "KV0020 argocd/nothing.yaml:15:33 - Argo CD cannot render Application nothing: values file glob \"values-none-*.yaml\" matched no files".to_owned(),
+        "KV0020 argocd/outside.yaml:15:20 - Argo CD cannot render Application outside: error resolving value file path: file '../../../outside.yaml' resolved to outside repository root".to_owned(),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
 #[cfg(unix)]
 #[test]
 fn a_chart_that_links_outside_the_repository_is_not_rendered() {

@@ -18,6 +18,7 @@ pub(crate) mod refs;
 mod shadow;
 mod target;
 mod template;
+pub(crate) mod value_files;
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -117,7 +118,7 @@ impl App {
     }
 
     /// The build environment kvlint knows (`newEnv`).
-    fn env(&self, source: &Node) -> kustomize::Env {
+    pub(crate) fn env(&self, source: &Node) -> kustomize::Env {
         let text = |node: Option<&Node>| node.and_then(Node::as_str).unwrap_or("").to_owned();
         kustomize::Env {
             vars: vec![

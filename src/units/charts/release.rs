@@ -13,7 +13,7 @@ use crate::diag::{Finding, Location, UnitKind, UnitRef, Via};
 use crate::k8s::normalise_path;
 use crate::rules;
 use crate::units::argocd::Target;
-use crate::units::argocd::refs::{self, Reference};
+use crate::units::argocd::value_files::{self, Unresolved};
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
@@ -187,7 +187,20 @@ pub(super) fn flux_release(
     let namespace = target_namespace
         .or_else(|| own_namespace.clone())
         .unwrap_or_else(|| "default".to_owned());
-    let (value_files, chart_values_replaced) = flux_value_files(template, shown_root);
+    let (value_files, chart_values_replaced) = match flux_value_files(template, shown_root) {
+        Ok(found) => found,
+        Err(missing) => {
+            // A HelmChart's entry may be in another file: the reference stands for it.
+            let at = match chart_ref {
+                Some(_) => at,
+                None => Location {
+                    file: Arc::clone(file),
+                    span: missing.span,
+                },
+            };
+            return Some(Err(Box::new(missing.finding(at, &label))));
+        }
+    };
     let release = Release {
         unit,
         label,
@@ -310,27 +323,97 @@ fn chart_ref_not_rendered(
 }
 
 /// The chart spec's `valuesFiles` (or the deprecated `valuesFile`), from the repository root,
-/// and whether they replace the chart's own values (source-controller packages the chart with
-/// `valuesFiles` merged in place of its values.yaml).
-fn flux_value_files(template: &Node, shown_root: &Path) -> (Vec<PathBuf>, bool) {
-    let mut value_files: Vec<PathBuf> = template
+/// and whether they replace the chart's own values: source-controller merges `valuesFiles` and
+/// packages the chart with the result in place of its values.yaml (`mergeFileValues`,
+/// `OverwriteChartDefaultValues`), even when `ignoreMissingValuesFiles` leaves every file out;
+/// a list of only `values.yaml` changes nothing (`BuildOptions.GetValuesFiles`). A file that
+/// is not there fails the chart build unless `ignoreMissingValuesFiles`; one that is not a
+/// regular file fails it always.
+fn flux_value_files(
+    template: &Node,
+    shown_root: &Path,
+) -> Result<(Vec<PathBuf>, bool), MissingValuesFile> {
+    let listed: Vec<(&str, Span)> = template
         .get("valuesFiles")
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
-        .filter_map(Node::as_str)
-        .map(|path| within_root(shown_root, path))
+        .filter_map(|entry| entry.as_str().map(|path| (path, entry.span)))
         .collect();
-    let chart_values_replaced = !value_files.is_empty();
-    if !chart_values_replaced
-        && let Some(single) = template
-            .get("valuesFile")
-            .and_then(Node::as_str)
-            .filter(|s| !s.is_empty())
-    {
-        value_files.push(within_root(shown_root, single));
+    let only_chart_values = matches!(
+        listed.as_slice(),
+        [(path, _)] if normalise_path(Path::new(path)) == Path::new("values.yaml")
+    );
+    if !listed.is_empty() && !only_chart_values {
+        let ignore_missing = template
+            .get("ignoreMissingValuesFiles")
+            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        let mut value_files = Vec::new();
+        for (path, span) in listed {
+            match securely_within_root(shown_root, path)
+                .map(|file| (std::fs::metadata(&file), file))
+            {
+                Some((Ok(metadata), file)) if metadata.is_file() => value_files.push(file),
+                None if ignore_missing => {}
+                Some((Err(err), _))
+                    if ignore_missing && err.kind() == std::io::ErrorKind::NotFound => {}
+                _ => {
+                    return Err(MissingValuesFile {
+                        path: path.to_owned(),
+                        span,
+                    });
+                }
+            }
+        }
+        return Ok((value_files, true));
     }
-    (value_files, chart_values_replaced)
+    let single = template
+        .get("valuesFile")
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty());
+    Ok((
+        single
+            .map(|path| vec![within_root(shown_root, path)])
+            .unwrap_or_default(),
+        false,
+    ))
+}
+
+/// `securejoin.SecureJoin(root, path)`, as source-controller reads a values file: `..` stops at
+/// the root; None for a file whose symbolic links lead out of the repository (not there).
+fn securely_within_root(shown_root: &Path, path: &str) -> Option<PathBuf> {
+    let confined = normalise_path(&Path::new("/").join(path));
+    let inside = confined.strip_prefix("/").unwrap_or(&confined);
+    let file = within_root(shown_root, &inside.to_string_lossy());
+    let root = if shown_root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        shown_root
+    };
+    match (file.canonicalize(), root.canonicalize()) {
+        (Ok(real), Ok(real_root)) if !real.starts_with(&real_root) => None,
+        _ => Some(file),
+    }
+}
+
+/// A `valuesFiles` entry that names no regular file.
+struct MissingValuesFile {
+    path: String,
+    span: Span,
+}
+
+impl MissingValuesFile {
+    fn finding(&self, at: Location, label: &str) -> Finding {
+        Finding::new(
+            &rules::KUSTOMIZE_BUILD_FAILED,
+            at,
+            format!(
+                "Flux cannot build the chart of {label}: no values file found at path '{}'",
+                self.path
+            ),
+        )
+        .with_help("commit the values file, or set `ignoreMissingValuesFiles: true` in the chart spec if the release renders without it; the chart's files are checked as written")
+    }
 }
 
 /// The finding about a release whose `valuesFrom` kvlint cannot read: its chart is not rendered.
@@ -399,6 +482,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         },
     }
     .filter(|values| !matches!(values, Json::Null));
+    let env = target.app.env(&target.source);
     let mut set = Vec::new();
     for parameter in option("parameters")
         .and_then(Node::as_seq)
@@ -413,9 +497,11 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         let force = parameter
             .get("forceString")
             .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        // The repo server substitutes the build environment into the values and escapes
+        // their commas (`cleanSetParameters`).
         set.push((
             if force { "--set-string" } else { "--set" },
-            format!("{name}={value}"),
+            format!("{name}={}", escaped_commas(&env.substitute(value))),
         ));
     }
     set.extend(argocd_file_parameters(target, helm)?);
@@ -472,42 +558,31 @@ fn argocd_refused(target: &Target, at: Location, message: &str) -> Box<Finding> 
     )
 }
 
-/// An Argo CD source's `helm.valueFiles` as files of the repository: relative to the chart,
-/// or from the root of the repository of the source a `$ref/` names (a file of another
-/// repository is left out: the plan reports it); missing ones dropped with
-/// `ignoreMissingValueFiles`.
+/// An Argo CD source's `helm.valueFiles` as files of the repository, resolved and expanded
+/// as the repo server does (`units::argocd::value_files`); missing ones dropped with
+/// `ignoreMissingValueFiles`, files of another repository left out (the plan reports them).
 fn argocd_value_files(target: &Target, helm: Option<&Node>) -> Result<Vec<PathBuf>, Box<Finding>> {
     let option = |key: &str| helm.and_then(|h| h.get(key));
     let ignore_missing = option("ignoreMissingValueFiles")
         .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
-    let mut value_files = Vec::new();
-    for file in option("valueFiles")
+    let entries: Vec<&Node> = option("valueFiles")
         .and_then(Node::as_seq)
         .unwrap_or_default()
-    {
-        let Some(name) = file.as_str() else { continue };
-        let at = || written_at(target, "valueFiles", file.span);
-        let path = match refs::resolve(target, name) {
-            Some(Ok(Reference::Here(path))) => path,
-            Some(Ok(Reference::Elsewhere { .. })) => continue,
-            Some(Err(message)) => return Err(argocd_refused(target, at(), &message)),
-            None if name.starts_with('$') || name.contains("://") => {
-                return Err(argocd_not_rendered(
-                    target,
-                    at(),
-                    &format!(
-                        "the value file `{name}` is in another source or at a URL, which kvlint does not read; the chart is not rendered"
-                    ),
-                ));
-            }
-            None => normalise_path(&target.dir.join(name)),
-        };
-        if !path.is_file() && ignore_missing {
-            continue;
-        }
-        value_files.push(path);
+        .iter()
+        .filter(|entry| entry.as_str().is_some())
+        .collect();
+    let names: Vec<&str> = entries.iter().filter_map(|entry| entry.as_str()).collect();
+    value_files::value_files(target, &names, ignore_missing).map_err(|(index, unresolved)| {
+        let at = written_at(target, "valueFiles", entries[index].span);
+        unresolved_finding(target, at, unresolved)
+    })
+}
+
+fn unresolved_finding(target: &Target, at: Location, unresolved: Unresolved) -> Box<Finding> {
+    match unresolved {
+        Unresolved::Refused(message) => argocd_refused(target, at, &message),
+        Unresolved::NotRead(message) => argocd_not_rendered(target, at, &message),
     }
-    Ok(value_files)
 }
 
 /// An Argo CD source's `helm.fileParameters` as `--set-file` arguments, their paths resolved
@@ -531,18 +606,38 @@ fn argocd_file_parameters(
         let Some(path) = path_node.as_str() else {
             continue;
         };
-        let file = match refs::resolve(target, path) {
-            Some(Ok(Reference::Here(file))) => file,
-            Some(Ok(Reference::Elsewhere { .. })) => continue,
-            Some(Err(message)) => {
+        match value_files::file_parameter(target, path) {
+            Ok(Some(file)) => set.push((
+                "--set-file",
+                format!("{name}={}", escaped_commas(&file.to_string_lossy())),
+            )),
+            Ok(None) => {}
+            Err(unresolved) => {
                 let at = written_at(target, "fileParameters", path_node.span);
-                return Err(argocd_refused(target, at, &message));
+                return Err(unresolved_finding(target, at, unresolved));
             }
-            None => normalise_path(&target.dir.join(path)),
-        };
-        set.push(("--set-file", format!("{name}={}", file.display())));
+        }
     }
     Ok(set)
+}
+
+/// Argo CD's `cleanSetParameters`: a `--set` value's commas escaped (one already escaped left
+/// as it is) so that Helm reads one value, unless the value is a `{a,b}` list.
+fn escaped_commas(value: &str) -> String {
+    if value.starts_with('{') && value.ends_with('}') {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut previous = None;
+    for c in value.chars() {
+        if c == ',' && previous != Some('\\') {
+            out.push_str("\\,");
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    out
 }
 
 /// A release name as helm-controller uses it: one longer than Helm's 53 characters becomes
@@ -621,5 +716,14 @@ mod tests {
             shortened(long.to_owned()),
             "a-very-long-target-namespace-for-virtual-28e4f657f6b4"
         );
+    }
+
+    #[test]
+    fn parameter_commas_are_escaped_as_argo_cd_escapes_them() {
+        assert_eq!(escaped_commas("a,b"), "a\\,b");
+        assert_eq!(escaped_commas("a\\,b,c"), "a\\,b\\,c");
+        assert_eq!(escaped_commas("{a,b}"), "{a,b}");
+        assert_eq!(escaped_commas("{a,b"), "{a\\,b");
+        assert_eq!(escaped_commas("plain"), "plain");
     }
 }
