@@ -518,6 +518,12 @@ mod tests {
             no_topology(json!({"requests": {"cpu": "3"}, "limits": {"cpu": "3"}})),
             Vec::new()
         );
+        for resources in [
+            json!({"requests": {"cpu": "3"}}),
+            json!({"limits": {"cpu": "3"}}),
+        ] {
+            assert_eq!(no_topology(resources), Vec::new());
+        }
         assert_eq!(
             no_topology(json!({})),
             one(

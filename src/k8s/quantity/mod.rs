@@ -225,16 +225,12 @@ impl Quantity {
                 .and_then(|whole| i64::try_from(whole).ok())
                 .unwrap_or(saturated);
         }
-        let divisor = u32::try_from(-exponent)
+        // The mantissa has no trailing zero, so a negative exponent always leaves a fraction.
+        let quotient = u32::try_from(-exponent)
             .ok()
-            .and_then(|places| 10_i128.checked_pow(places));
-        let (quotient, exact) = match divisor {
-            Some(divisor) => (self.mantissa / divisor, self.mantissa % divisor == 0),
-            None => (0, false),
-        };
-        let rounded = if exact {
-            quotient
-        } else if self.mantissa < 0 && self.repr == Repr::Int64 {
+            .and_then(|places| 10_i128.checked_pow(places))
+            .map_or(0, |divisor| self.mantissa / divisor);
+        let rounded = if self.mantissa < 0 && self.repr == Repr::Int64 {
             quotient - 1
         } else {
             // Go's inf.Dec path adds one to the truncated quotient whatever the sign.
