@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::TEMPLATE_SPEC;
 use super::context::Ctx;
-use super::read::{architecture, milli_value, resource, value_of};
+use super::read::{architecture, resource, value_of};
 use super::vms::TOO_MANY_SOCKETS;
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{array_at, bool_at, is_set_at, present_at, str_at, u64_at};
@@ -15,7 +15,7 @@ pub(super) fn cpu_requests_not_negative(cx: &mut Ctx) {
         let Some(cpu) = resource(cx.spec, kind, "cpu") else {
             continue;
         };
-        if milli_value(&cpu) < 0 {
+        if cpu.milli_value() < 0 {
             let field = format!("{TEMPLATE_SPEC}.domain.resources.{kind}.cpu");
             let message = format!(
                 "{field} '{}': must be greater than or equal to 0.",
@@ -33,8 +33,8 @@ pub(super) fn cpu_request_within_limit(cx: &mut Ctx) {
     ) else {
         return;
     };
-    let limit_milli = milli_value(&limit);
-    if limit_milli > 0 && milli_value(&request) > limit_milli {
+    let limit_milli = limit.milli_value();
+    if limit_milli > 0 && request.milli_value() > limit_milli {
         let message = format!(
             "{} '{}' is greater than {} '{}'",
             ts!("domain.resources.requests.cpu"),
@@ -95,7 +95,7 @@ fn cpu_is_integer(cx: &mut Ctx) {
         let Some(cpu) = resource(cx.spec, kind, "cpu") else {
             continue;
         };
-        if cpu.value() > 0 && cpu.value().saturating_mul(1000) != milli_value(&cpu) {
+        if cpu.value() > 0 && cpu.value().saturating_mul(1000) != cpu.milli_value() {
             let message = format!("provided resources CPU {kind} must be an interger");
             cx.push(
                 format!("{TEMPLATE_SPEC}.domain.resources.{kind}.cpu"),
@@ -518,6 +518,12 @@ mod tests {
             no_topology(json!({"requests": {"cpu": "3"}, "limits": {"cpu": "3"}})),
             Vec::new()
         );
+        for resources in [
+            json!({"requests": {"cpu": "3"}}),
+            json!({"limits": {"cpu": "3"}}),
+        ] {
+            assert_eq!(no_topology(resources), Vec::new());
+        }
         assert_eq!(
             no_topology(json!({})),
             one(
@@ -566,6 +572,76 @@ mod tests {
         assert_eq!(
             resources(json!({"cpu": "1"}), json!({"cpu": "0"})),
             Vec::new()
+        );
+    }
+
+    /// Causes `KubeVirt` v1.9.0's `ValidateVirtualMachineSpec` gives for negative CPU amounts.
+    /// Go's `Value()` and `MilliValue()` round a negative fraction away from zero for a
+    /// quantity held as a scaled int64 (`-1n`, `-1500u`), but truncate and add one for one
+    /// held as an `inf.Dec` (finer than a nano as written): `-1.5000000001` has `Value()` 0 and
+    /// `MilliValue()` -1499, `-0.0000000001` has 1 and 1, `-0.0010000001` has 1 and 0.
+    #[test]
+    fn negative_cpu_amounts() {
+        let requests = "spec.template.spec.domain.resources.requests.cpu";
+        let limits = "spec.template.spec.domain.resources.limits.cpu";
+        let placement = "spec.template.spec.domain.cpu.dedicatedCpuPlacement";
+        let negative = |field: &str, cpu: &str| {
+            format!("{field} '{cpu}': must be greater than or equal to 0.")
+        };
+        let with_cores = format!(
+            "{requests} or {limits} must not be provided at the same time with spec.template.spec.domain.cpu.cores when DedicatedCPUPlacement is true "
+        );
+        let dedicated = |kind: &str, cpu: &str| {
+            run(
+                &json!({"domain": {"cpu": {"dedicatedCpuPlacement": true, "sockets": 2},
+                "resources": {kind: {"cpu": cpu}}}}),
+            )
+        };
+        let cause = |field: &str, message: &str| (field.to_owned(), message.to_owned());
+        // Value() 0 with a MilliValue() that is not: not an integer check, as Value() is not
+        // above 0.
+        assert_eq!(
+            dedicated("requests", "-1.5000000001"),
+            one(requests, &negative(requests, "-1500000001n"))
+        );
+        assert_eq!(
+            dedicated("limits", "-1.0000000001"),
+            one(limits, &negative(limits, "-1000000001n"))
+        );
+        assert_eq!(
+            dedicated("requests", "-0.5000000001"),
+            vec![
+                cause(requests, &negative(requests, "-500000001n")),
+                cause(
+                    requests,
+                    "provided resources CPU requests must be an interger"
+                ),
+                cause(placement, &with_cores),
+            ]
+        );
+        assert_eq!(
+            dedicated("limits", "-0.0000000001"),
+            vec![
+                cause(limits, "provided resources CPU limits must be an interger"),
+                cause(placement, &with_cores),
+            ]
+        );
+        let resources = |resources: Value| run(&json!({"domain": {"resources": resources}}));
+        for cpu in ["-1n", "-1500u"] {
+            assert_eq!(
+                resources(json!({"requests": {"cpu": cpu}})),
+                one(requests, &negative(requests, cpu))
+            );
+        }
+        for cpu in ["-0.0010000001", "-0.0000000001"] {
+            assert_eq!(resources(json!({"limits": {"cpu": cpu}})), Vec::new());
+        }
+        assert_eq!(
+            resources(json!({"requests": {"cpu": "1"}, "limits": {"cpu": "-0.0000000001"}})),
+            one(
+                requests,
+                &format!("{requests} '1' is greater than {limits} '-1n'")
+            )
         );
     }
 

@@ -1,6 +1,5 @@
 //! How the webhook's Go code reads the spec: counts of set fields, resource quantities
-//! (absent reads as zero), `MilliValue`, `%v` of a list, the VMI's architecture, a PCI
-//! address.
+//! (absent reads as zero), `%v` of a list, the VMI's architecture, a PCI address.
 
 use serde_json::Value;
 
@@ -24,24 +23,6 @@ pub(super) fn value_of(quantity: Option<&Quantity>) -> i64 {
 
 pub(super) fn shown(quantity: Option<&Quantity>) -> String {
     quantity.map_or_else(|| "0".to_owned(), Quantity::canonical)
-}
-
-/// Go's `MilliValue`: the quantity in thousandths, rounded up.
-pub(super) fn milli_value(quantity: &Quantity) -> i64 {
-    let at_most = |milli: i64| {
-        Quantity::parse(&format!("{milli}m")).is_ok_and(|bound| quantity.cmp_value(&bound).is_le())
-    };
-    let upper = quantity.value().saturating_add(1).saturating_mul(1000);
-    let (mut low, mut high) = (upper.saturating_sub(3000), upper);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if at_most(middle) {
-            high = middle;
-        } else {
-            low = middle + 1;
-        }
-    }
-    low
 }
 
 /// Go's `%v` of a string slice.
@@ -77,16 +58,10 @@ pub(super) fn is_pci_address(address: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_pci_address, milli_value};
-    use crate::k8s::quantity::Quantity;
+    use super::is_pci_address;
 
     #[test]
     fn go_parsers() {
-        let milli = |text: &str| Quantity::parse(text).map(|q| milli_value(&q)).ok();
-        assert_eq!(milli("1500m"), Some(1500));
-        assert_eq!(milli("2"), Some(2000));
-        assert_eq!(milli("1500u"), Some(2));
-        assert_eq!(milli("-100m"), Some(-100));
         assert!(is_pci_address("0000:81:00.1"));
         assert!(!is_pci_address("0000:81:00.8"));
     }

@@ -15,6 +15,7 @@
 //!   from zero when Go holds the quantity as a scaled int64 (`-1.5` gives -2), but truncated
 //!   and then incremented when Go holds it as an `inf.Dec`, as it does for inputs of more
 //!   than 18 digits or finer than a nano (`-1.0000000001` gives 0, `-0.0000000001` gives 1).
+//!   [`Quantity::milli_value`] rounds thousandths the same way.
 //!
 //! Go stores arbitrary-precision decimals; this module keeps at most 38 significant digits
 //! and a decimal exponent within ±2^30, and reports [`QuantityError::OutOfRange`] beyond that.
@@ -197,27 +198,39 @@ impl Quantity {
     /// about 9.2e9 in magnitude, which overflow inside Go's `Value()` and get the correct
     /// rounding here.
     pub(crate) fn value(&self) -> i64 {
+        self.scaled_value(0)
+    }
+
+    /// The value in thousandths, as Go's `Quantity.MilliValue()`: rounded as
+    /// [`Quantity::value`] rounds, so `-1500u` gives -2 and `-1.5000000001` gives -1499.
+    /// It saturates where `value` does, and beyond the `i64` range of thousandths.
+    pub(crate) fn milli_value(&self) -> i64 {
+        self.scaled_value(-3)
+    }
+
+    /// Go's `ScaledValue(scale)`: the value in units of 10^`scale`, rounded as its scaled
+    /// int64 (`AsScaledInt64`) or `inf.Dec` (`scaledValue`) path rounds.
+    fn scaled_value(&self, scale: i64) -> i64 {
         let saturated = if self.mantissa < 0 {
             i64::MIN
         } else {
             i64::MAX
         };
-        if self.exponent >= 0 {
-            return self
-                .whole()
+        let exponent = self.exponent - scale;
+        if exponent >= 0 {
+            return u32::try_from(exponent)
+                .ok()
+                .and_then(|places| 10_i128.checked_pow(places))
+                .and_then(|factor| factor.checked_mul(self.mantissa))
                 .and_then(|whole| i64::try_from(whole).ok())
                 .unwrap_or(saturated);
         }
-        let divisor = u32::try_from(-self.exponent)
+        // The mantissa has no trailing zero, so a negative exponent always leaves a fraction.
+        let quotient = u32::try_from(-exponent)
             .ok()
-            .and_then(|places| 10_i128.checked_pow(places));
-        let (quotient, exact) = match divisor {
-            Some(divisor) => (self.mantissa / divisor, self.mantissa % divisor == 0),
-            None => (0, false),
-        };
-        let rounded = if exact {
-            quotient
-        } else if self.mantissa < 0 && self.repr == Repr::Int64 {
+            .and_then(|places| 10_i128.checked_pow(places))
+            .map_or(0, |divisor| self.mantissa / divisor);
+        let rounded = if self.mantissa < 0 && self.repr == Repr::Int64 {
             quotient - 1
         } else {
             // Go's inf.Dec path adds one to the truncated quotient whatever the sign.
