@@ -237,3 +237,17 @@ fn a_value_a_fix_uncovers_in_the_base_is_fixed_in_the_next_pass() {
         assert!(!repo.read(file).contains("status:"), "{file}");
     }
 }
+
+#[test]
+fn an_unsafe_fix_left_for_its_flag_is_not_judged() {
+    if !kustomize_available("an_unsafe_fix_left_for_its_flag_is_not_judged") {
+        return;
+    }
+    // Without --unsafe-fixes the shared base's generated identity is only counted, not listed
+    // as refused: nobody asked for it.
+    let repo = Repo::new();
+    let report = fix(&repo, &["."]);
+    assert_eq!(skipped(&report), [], "{report:#}");
+    assert_eq!(report["unsafe_available"], 2, "{report:#}");
+    assert!(!repo.read("apps/web/base/vm.yaml").contains("firmware"));
+}

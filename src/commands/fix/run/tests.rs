@@ -1,4 +1,5 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -519,4 +520,185 @@ fn findings_left_after_the_last_pass_are_listed_as_not_tried_at_their_first_line
                 .to_owned(),
         }]
     );
+}
+
+/// `plan` over the one file `vm.yaml` holding `text`, without the unsafe fixes.
+fn plan_of(text: &str) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("vm.yaml");
+    std::fs::write(&file, text).unwrap();
+    let mut options = FixOptions::default();
+    options.check.selection.paths = vec![file];
+    options.check.config = ConfigChoice::None;
+    options.check.catalog = Some(crate::config::CatalogChoice::None);
+    options.check.units.off = true;
+    plan(&options).unwrap()
+}
+
+/// `(line, rule)` of each fix made.
+fn applied_lines(outcome: &Outcome) -> Vec<(u32, &str)> {
+    outcome
+        .applied
+        .iter()
+        .map(|a| (a.line, a.rule.code))
+        .collect()
+}
+
+/// `(line, rule, reason)` of each fix left.
+fn skipped_lines(outcome: &Outcome) -> Vec<(u32, &str, &str)> {
+    outcome
+        .skipped
+        .iter()
+        .map(|s| (s.line, s.rule.code, s.reason.as_str()))
+        .collect()
+}
+
+/// `web`'s fixes fail together: removing its `resourceVersion` (a `yes` the document's
+/// suppression of KV0003 is for) leaves that suppression unused. One at a time, that fix is
+/// refused, dropping `inferFromVolume` lets KubeVirt admit the VM and so write a machine type
+/// at `domain: *domain`, an alias the edit planner does not edit, and the status is removed.
+const TRIED_ONE_BY_ONE: &str = "apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterInstancetype
+metadata:
+  name: it
+spec:
+  cpu:
+    guest: 2
+  memory:
+    guest: 2Gi
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: root
+  labels:
+    instancetype.kubevirt.io/default-instancetype: it
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+---
+# kvlint: ignore[KV0003] the resource version is exported as it was
+apiVersion: v1
+kind: List
+items:
+- apiVersion: kubevirt.io/v1
+  kind: VirtualMachine
+  metadata:
+    name: base
+  spec:
+    runStrategy: Halted
+    instancetype:
+      name: it
+    template:
+      metadata:
+        annotations:
+          kubevirt.io/pci-topology-version: v3
+      spec:
+        architecture: amd64
+        domain: &domain
+          firmware:
+            serial: 7d1c0a52-1e5b-4b61-9c34-2a0f6f3a9b11
+            uuid: 3f1b0c52-7a4e-4d2b-9a51-0d6c2f8e9b10
+          devices: {}
+- apiVersion: kubevirt.io/v1
+  kind: VirtualMachine
+  metadata:
+    name: web
+    resourceVersion: yes
+  spec:
+    runStrategy: Halted
+    instancetype:
+      inferFromVolume: root
+      name: it
+    template:
+      metadata:
+        annotations:
+          kubevirt.io/pci-topology-version: v3
+      spec:
+        architecture: amd64
+        domain: *domain
+        volumes:
+        - name: root
+          persistentVolumeClaim:
+            claimName: root
+  status:
+    printableStatus: Stopped
+";
+
+#[test]
+fn a_fix_the_edit_planner_refuses_does_not_end_the_fixes_of_an_object_tried_one_by_one() {
+    let outcome = plan_of(TRIED_ONE_BY_ONE);
+    // The pass that tries only the machine type changes nothing; the run goes on to the status.
+    assert_eq!(applied_lines(&outcome), [(53, "KV4005"), (67, "KV4002")]);
+    assert_eq!(
+        skipped_lines(&outcome),
+        [
+            (
+                41,
+                "KV3003",
+                "`spec.template.spec.domain` is inside an anchor that is used elsewhere (edit it by hand)"
+            ),
+            (50, "KV4003", "the fixed file would report KV0017 at ``"),
+            (
+                62,
+                "KV3003",
+                "`spec.template.spec.domain` comes from an alias (edit the anchor by hand)"
+            ),
+        ]
+    );
+    let after = &outcome.changes[0].after;
+    assert!(!after.contains("status:") && after.contains("resourceVersion: yes"));
+}
+
+/// A VM whose fixes fail together (as in `TRIED_ONE_BY_ONE`, through its `resourceVersion`) and
+/// are then tried one per pass: a fix of each volume's capacity (`1024Mi`, stored as `1Gi`),
+/// more than a run has passes. Its firmware identity is an unsafe fix, not wanted here.
+fn vm_with_fixes(volumes: usize) -> String {
+    let mut out = String::from(
+        "# kvlint: ignore[KV0003] the resource version is exported as it was
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: web
+  resourceVersion: yes
+spec:
+  runStrategy: Halted
+  template:
+    spec:
+      domain:
+        memory:
+          guest: 1Gi
+        devices: {}
+      volumes:
+",
+    );
+    for i in 0..volumes {
+        let _ = write!(
+            out,
+            "      - name: d{i}\n        emptyDisk:\n          capacity: 1024Mi\n"
+        );
+    }
+    out
+}
+
+#[test]
+fn a_run_that_stops_after_its_last_pass_lists_the_fixes_it_did_not_try() {
+    const VOLUMES: usize = 66;
+    let outcome = plan_of(&vm_with_fixes(VOLUMES));
+    // The first pass tries every fix at once; each later pass one: the resourceVersion's
+    // (refused), the three webhook defaults (the template's annotation, architecture and
+    // machine type), then the capacities of the volumes (line 18 + 3 × the volume's index),
+    // until the last pass.
+    let tried_alone = MAX_PASSES - 1;
+    let capacities_tried = tried_alone - 4;
+    let capacity_line = |i: usize| u32::try_from(18 + 3 * i).unwrap();
+    let mut expected_applied = vec![(9, "KV3007"), (10, "KV3004"), (11, "KV3003")];
+    expected_applied.extend((0..capacities_tried).map(|i| (capacity_line(i), "KV3008")));
+    assert_eq!(applied_lines(&outcome), expected_applied);
+    let not_tried = "not tried: kvlint fix stops after 64 passes over the files; run it again";
+    let mut expected = vec![(6, "KV4003", "the fixed file would report KV0017 at ``")];
+    expected.extend((capacities_tried..VOLUMES).map(|i| (capacity_line(i), "KV3008", not_tried)));
+    assert_eq!(skipped_lines(&outcome), expected);
 }
