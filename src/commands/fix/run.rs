@@ -103,6 +103,18 @@ fn identity(finding: &Finding) -> Identity {
     )
 }
 
+/// A finding by its identity, for a refusal's reason: `KV3003 at `spec.running``, or, for a
+/// finding about no field (an unused suppression), its rule's name.
+fn where_found(id: &Identity) -> String {
+    match id.3.as_deref() {
+        Some(path) if !path.is_empty() => format!("{} at `{path}`", id.1),
+        _ => match crate::rules::find(id.1) {
+            Some(rule) => format!("{} ({})", id.1, rule.name),
+            None => id.1.to_owned(),
+        },
+    }
+}
+
 impl Action {
     /// The fields the action changes: a renamed field's old and new keys.
     fn fields(&self) -> Vec<FieldPath> {
@@ -334,13 +346,9 @@ fn verify(
     let mut failed: HashMap<Unit, String> = HashMap::new();
     for (_, id) in &pass.applied {
         if after.contains_key(id) {
-            failed.entry(unit_of(id)).or_insert_with(|| {
-                format!(
-                    "after the fix, {} is still reported at `{}`",
-                    id.1,
-                    id.3.as_deref().unwrap_or("")
-                )
-            });
+            failed
+                .entry(unit_of(id))
+                .or_insert_with(|| format!("after the fix, {} is still reported", where_found(id)));
         }
     }
     let mut new: BTreeMap<Option<Unit>, Vec<String>> = BTreeMap::new();
@@ -352,11 +360,7 @@ fn verify(
             if revealed_by_safe_fixes {
                 continue;
             }
-            new.entry(unit).or_default().push(format!(
-                "{} at `{}`",
-                id.1,
-                id.3.as_deref().unwrap_or("")
-            ));
+            new.entry(unit).or_default().push(where_found(id));
         }
     }
     let reason = |mut found: Vec<String>| {

@@ -217,7 +217,7 @@ fn a_fix_whose_finding_is_still_reported_fails_its_object_only() {
         failed,
         BTreeMap::from([(
             "web".to_owned(),
-            "after the fix, KV0016 is still reported at `spec.running`".to_owned()
+            "after the fix, KV0016 at `spec.running` is still reported".to_owned()
         )])
     );
     assert_eq!(
@@ -640,7 +640,11 @@ fn a_fix_the_edit_planner_refuses_does_not_end_the_fixes_of_an_object_tried_one_
                 "KV3003",
                 "`spec.template.spec.domain` is inside an anchor that is used elsewhere (edit it by hand)"
             ),
-            (50, "KV4003", "the fixed file would report KV0017 at ``"),
+            (
+                50,
+                "KV4003",
+                "the fixed file would report KV0017 (unused-suppression)"
+            ),
             (
                 62,
                 "KV3003",
@@ -698,7 +702,11 @@ fn a_run_that_stops_after_its_last_pass_lists_the_fixes_it_did_not_try() {
     expected_applied.extend((0..capacities_tried).map(|i| (capacity_line(i), "KV3008")));
     assert_eq!(applied_lines(&outcome), expected_applied);
     let not_tried = "not tried: kvlint fix stops after 64 passes over the files; run it again";
-    let mut expected = vec![(6, "KV4003", "the fixed file would report KV0017 at ``")];
+    let mut expected = vec![(
+        6,
+        "KV4003",
+        "the fixed file would report KV0017 (unused-suppression)",
+    )];
     expected.extend((capacities_tried..VOLUMES).map(|i| (capacity_line(i), "KV3008", not_tried)));
     assert_eq!(skipped_lines(&outcome), expected);
 }
