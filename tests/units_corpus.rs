@@ -87,6 +87,7 @@ fn rendered_units(tree: &str) -> BTreeMap<String, Objects> {
         &Context {
             options: &options,
             default_namespace: "default",
+            kubevirt: kvlint::cluster::version::KubeVirtVersion::LATEST,
             keep_sources: false,
             streamed: None,
         },

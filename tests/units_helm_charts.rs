@@ -1147,3 +1147,125 @@ spec:
         .collect();
     assert!(!ignored.is_empty(), "{report:#}");
 }
+
+#[test]
+fn charts_are_rendered_with_the_apis_of_the_kubevirt_cluster() {
+    if !helm_available("charts_are_rendered_with_the_apis_of_the_kubevirt_cluster") {
+        return;
+    }
+    // The VM exists only where the cluster serves VirtualMachines; its name and instance type
+    // say which release Helm rendered, and whether for Kubernetes 1.30.2.
+    let template = "{{- if .Capabilities.APIVersions.Has \"kubevirt.io/v1/VirtualMachine\" }}
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm-{{ .Release.Name }}{{ if semverCompare \"=1.30.2\" .Capabilities.KubeVersion.Version }}-k130{{ end }}
+spec:
+  runStrategy: Always
+  instancetype:
+    name: size-{{ .Release.Name }}{{ if semverCompare \"=1.30.2\" .Capabilities.KubeVersion.Version }}-k130{{ end }}
+  template:
+    spec:
+      domain:
+        devices: {}
+{{- end }}
+";
+    let entry_points = [
+        lab_release("flux", ""),
+        lab_application("argo", "      releaseName: argo\n"),
+        // The Application's own APIs replace the cluster's: no KubeVirt, no VM.
+        lab_application(
+            "own",
+            "      apiVersions: [apps/v1, example.com/v1/Thing]\n",
+        ),
+        lab_application(
+            "kube",
+            "      kubeVersion: v1.30.2-gke.1\n      apiVersions: [kubevirt.io/v1/VirtualMachine]\n",
+        ),
+        lab_application("bad", "      kubeVersion: latest\n"),
+    ];
+    let mut files: Vec<(&str, &str)> = entry_points
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        ("charts/lab/templates/vm.yaml", template),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found = unknown_sizes_and_failed_builds(&report);
+    let not_found = |vm: &str| {
+        format!(
+            "KV1006 charts/lab/templates/vm.yaml:8:3 vm-{vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"size-{vm}\" not found"
+        )
+    };
+    let mut expected = vec![
+        not_found("flux"),
+        not_found("argo"),
+        not_found("kube-k130"),
+        "KV0020 argocd/bad.yaml:15:20 - Argo CD cannot render Application bad: could not parse kubernetes version latest: could not parse \"latest\" as version".to_owned(),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_cached_rendering_follows_the_apis_of_the_kubevirt_release() {
+    if !helm_available("a_cached_rendering_follows_the_apis_of_the_kubevirt_release") {
+        return;
+    }
+    // `pool.kubevirt.io/v1beta1` is served from KubeVirt v1.7 on.
+    let template = "apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm
+spec:
+  runStrategy: Always
+  instancetype:
+    name: {{ if .Capabilities.APIVersions.Has \"pool.kubevirt.io/v1beta1\" }}pools{{ else }}no-pools{{ end }}
+  template:
+    spec:
+      domain:
+        devices: {}
+";
+    let (release, text) = lab_release("flux", "");
+    let dir = common::git_repository(&[
+        (release.as_str(), text.as_str()),
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        ("charts/lab/templates/vm.yaml", template),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().to_str().unwrap().to_owned();
+    let size = |version: &str| -> Vec<String> {
+        let output = Command::new(env!("CARGO_BIN_EXE_kvlint"))
+            .args(["check", ".", "--format", "json", "--fail-on", "none"])
+            .args(["--catalog", "none", "--cache-dir", &cache_dir])
+            .args(["--kubevirt-version", version])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        common::json_report(&output)["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "KV1006")
+            .map(|d| d["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let not_found = |size: &str| {
+        vec![format!(
+            "virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"{size}\" not found"
+        )]
+    };
+    assert_eq!(size("v1.6"), not_found("no-pools"));
+    assert_eq!(size("v1.7"), not_found("pools"));
+    assert_eq!(size("v1.6"), not_found("no-pools"));
+}

@@ -102,6 +102,8 @@ pub struct Rendering {
 pub struct Context<'a> {
     pub options: &'a UnitOptions,
     pub default_namespace: &'a str,
+    /// The KubeVirt release of the cluster: Helm renders charts with the APIs it serves.
+    pub kubevirt: crate::cluster::version::KubeVirtVersion,
     pub keep_sources: bool,
     /// Objects not kept in `Rendering::objects` but left for `Rendering::streamed`.
     pub streamed: Option<Streamed>,

@@ -77,6 +77,7 @@ fn streamed_objects_are_read_again_as_they_were_first_read() {
             &Context {
                 options: &options,
                 default_namespace: "default",
+                kubevirt: crate::cluster::version::KubeVirtVersion::LATEST,
                 keep_sources: false,
                 streamed,
             },

@@ -282,6 +282,7 @@ fn index_inputs(
     let units_context = crate::units::Context {
         options: &options.units,
         default_namespace: &settings.namespace,
+        kubevirt: version,
         keep_sources: options.keep_sources,
         streamed: Some(crate::units::Streamed {
             object: vm::is_vm,

@@ -249,11 +249,16 @@ pub(super) fn inputs_of(
         .unwrap_or_else(|| "default".to_owned());
     // With units, a unit's objects are the rendered ones (as the check saw them; the cache
     // makes the second build cheap) and the files built into a unit are not read as written.
+    let version = options
+        .version
+        .or(config.kubevirt_version)
+        .unwrap_or(crate::cluster::profile::KubeVirtVersion::LATEST);
     let rendering = crate::units::render(
         files,
         &crate::units::Context {
             options: &options.units,
             default_namespace: &namespace,
+            kubevirt: version,
             keep_sources: false,
             streamed: None,
         },
@@ -277,10 +282,6 @@ pub(super) fn inputs_of(
         },
     );
     loaded.objects.extend(rendering.objects);
-    let version = options
-        .version
-        .or(config.kubevirt_version)
-        .unwrap_or(crate::cluster::profile::KubeVirtVersion::LATEST);
     Inputs::from_objects(
         &loaded.objects,
         config.cluster.as_ref(),

@@ -4,6 +4,7 @@
 //! lines that write their fields. Without Helm, one info finding names each chart that would
 //! render VirtualMachines, and its files are checked as written.
 
+mod capabilities;
 mod chart;
 mod chart_ref;
 mod dependencies;
@@ -24,6 +25,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::cluster::version::KubeVirtVersion;
 use crate::diag::Finding;
 use crate::k8s::normalise_path;
 use crate::rules;
@@ -100,6 +102,7 @@ pub(super) fn render(
     };
     let repository = std::fs::canonicalize(&repository).unwrap_or(repository);
     let renderer = Renderer {
+        kubevirt: context.kubevirt,
         repository: &repository,
         helm: &helm,
         store: store.as_ref(),
@@ -296,6 +299,8 @@ type Rendered = (Vec<PathBuf>, Result<String, Box<Finding>>);
 
 /// Runs `helm template` for releases, through the cache.
 struct Renderer<'a> {
+    /// The KubeVirt release the cluster runs, whose APIs it serves.
+    kubevirt: KubeVirtVersion,
     /// The repository root, resolved: Helm reads nothing outside it.
     repository: &'a Path,
     helm: &'a Helm,
@@ -373,12 +378,17 @@ impl Renderer<'_> {
             .values
             .as_ref()
             .map(|values| serde_json::to_string(values).unwrap_or_default());
-        let description = describe(release, values.as_deref());
+        let api_versions = capabilities::api_versions(&release.api_versions, self.kubevirt);
+        let description = describe(release, values.as_deref(), &api_versions);
         let build = || {
             std::fs::create_dir_all(dir).map_err(|err| {
                 BuildError::Failed(format!("cannot make a temporary directory: {err}"))
             })?;
-            let arguments = Self::arguments(release, values.as_deref(), files, dir)?;
+            let mut arguments = Self::arguments(release, values.as_deref(), files, dir)?;
+            for api in &api_versions {
+                arguments.push("--api-versions".into());
+                arguments.push(api.into());
+            }
             self.helm.template(&arguments)
         };
         // A `--set-file` reads a file the key does not cover.
@@ -465,6 +475,10 @@ impl Renderer<'_> {
         for (flag, value) in &release.set {
             arguments.push((*flag).into());
             arguments.push(value.into());
+        }
+        if let Some(version) = &release.kube_version {
+            arguments.push("--kube-version".into());
+            arguments.push(version.into());
         }
         if release.include_crds {
             arguments.push("--include-crds".into());
@@ -553,7 +567,7 @@ fn unmet_dependencies(release: &Release) -> Option<Finding> {
 
 /// What the cache keys a release on besides the files: every argument, the values' text
 /// rather than the private file that holds them.
-fn describe(release: &Release, values: Option<&str>) -> String {
+fn describe(release: &Release, values: Option<&str>, api_versions: &[String]) -> String {
     let mut text = format!(
         "name={}\nnamespace={}\ncrds={}\nreplaced={}\n",
         release.name, release.namespace, release.include_crds, release.chart_values_replaced
@@ -566,6 +580,12 @@ fn describe(release: &Release, values: Option<&str>) -> String {
     }
     for (flag, value) in &release.set {
         let _ = writeln!(text, "{flag}={value}");
+    }
+    for api in api_versions {
+        let _ = writeln!(text, "api-versions={api}");
+    }
+    if let Some(version) = &release.kube_version {
+        let _ = writeln!(text, "kube-version={version}");
     }
     text
 }

@@ -17,6 +17,7 @@ use crate::units::argocd::value_files::{self, Unresolved};
 use crate::units::flux::VariableSource;
 use crate::yaml::{Limits, Node, Span};
 
+use super::capabilities::{self, ApiVersions};
 use super::chart_ref::{HelmChart, referenced_spec};
 use super::dependencies::Resolved;
 use super::post_render::PostRenderers;
@@ -50,6 +51,10 @@ pub(super) struct Release {
     pub post_renderers: Option<Arc<PostRenderers>>,
     /// The chart's dependencies, met or not (resolved before rendering).
     pub dependencies: Resolved,
+    /// What `--api-versions` lists: the cluster's APIs, or an Application's own.
+    pub api_versions: ApiVersions,
+    /// `--kube-version`: an Application's `helm.kubeVersion`.
+    pub kube_version: Option<String>,
 }
 
 /// A chart-directory release, or why it is not rendered.
@@ -216,6 +221,8 @@ pub(super) fn flux_release(
         values_describe_vms,
         post_renderers: None,
         dependencies: Resolved::default(),
+        api_versions: ApiVersions::Discovery,
+        kube_version: None,
     };
     match values::flux_values(spec, own_namespace.as_deref(), sources) {
         Ok(values) => Some(Ok(Release {
@@ -509,6 +516,19 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         .or_else(|| app.destination_namespace().map(str::to_owned))
         .unwrap_or_else(|| default_namespace.to_owned());
     let values_describe_vms = helm.is_some_and(crate::units::helm::describes_vms);
+    let kube_version = match (text("kubeVersion"), option("kubeVersion")) {
+        (Some(version), Some(node)) => {
+            Some(capabilities::kube_version(&version).map_err(|err| {
+                let at = written_at(target, "kubeVersion", node.span);
+                argocd_refused(
+                    target,
+                    at,
+                    &format!("could not parse kubernetes version {version}: {err}"),
+                )
+            })?)
+        }
+        _ => None,
+    };
     Ok(Release {
         unit: helm_unit(&target.dir, app.via.clone()),
         label,
@@ -524,6 +544,8 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         values_describe_vms,
         post_renderers: None,
         dependencies: Resolved::default(),
+        api_versions: capabilities::argocd_api_versions(helm),
+        kube_version,
     })
 }
 
