@@ -370,3 +370,36 @@ fn a_preference_alone_is_applied_and_can_fail_the_webhook() {
         []
     );
 }
+
+/// Up to v1.2 the VMI defaults the webhook applies before its checks leave `memory.guest`
+/// unset ("virt-api: always set memory.guest" came with v1.3.0), so a memory request above the
+/// limit is refused for the request alone; from v1.3 the guest memory defaulted from that
+/// request is above the limit too.
+#[test]
+fn a_request_above_the_limit_is_also_a_guest_memory_above_it_from_v1_3() {
+    let mut written = vm(json!({
+        "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "1Gi"}},
+        "devices": {}
+    }));
+    let spec = written["spec"].as_object_mut().unwrap();
+    spec.remove("instancetype");
+    spec.remove("preference");
+    let fields = |minor| {
+        let mut fields: Vec<String> =
+            created(written.clone(), None, None, KubeVirtVersion::new(1, minor))
+                .into_iter()
+                .map(|rejection| match rejection {
+                    Rejection::VmSpec(cause) => cause.field,
+                    other => panic!("not a spec check: {other:?}"),
+                })
+                .collect();
+        fields.sort();
+        fields
+    };
+    let request = "spec.template.spec.domain.resources.requests.memory";
+    assert_eq!(fields(2), [request]);
+    assert_eq!(
+        fields(3),
+        ["spec.template.spec.domain.memory.guest", request]
+    );
+}
