@@ -403,3 +403,50 @@ fn a_request_above_the_limit_is_also_a_guest_memory_above_it_from_v1_3() {
         ["spec.template.spec.domain.memory.guest", request]
     );
 }
+
+/// Up to v1.2 the spread check (`applyInstancetypeToVm` at v1.1.0 and v1.2.0) divides by
+/// `preferSpreadSocketToCoreRatio` alone (the API server prunes `spreadOptions`) and says so in
+/// its own words; v1.1 reads the instance type's vCPUs even when the VM has none, and panics.
+#[test]
+fn up_to_v1_2_the_spread_check_knows_only_the_socket_to_core_ratio() {
+    let v1_2 = KubeVirtVersion::new(1, 2);
+    let refused = |spec: Value, guest_cpus, version| {
+        let preference = preference(&spec);
+        created(
+            vm(json!({})),
+            Some(&instancetype(guest_cpus)),
+            Some(&preference),
+            version,
+        )
+    };
+    assert_eq!(
+        refused(
+            json!({"preferSpreadSocketToCoreRatio": 3, "cpu": {"preferredCPUTopology": "preferSpread"}}),
+            4,
+            v1_2
+        ),
+        [Rejection::Spread(Cause::new(
+            "instancetype.spec.cpu.guest",
+            "Instancetype CPU Guest is not divisible by PreferSpreadSocketToCoreRatio"
+        ))]
+    );
+    for ratio in [0, 3] {
+        let options = json!({"cpu": {"preferredCPUTopology": "preferSpread", "spreadOptions": {"ratio": ratio}}});
+        assert_eq!(refused(options.clone(), 4, v1_2), [], "ratio {ratio}");
+        assert_ne!(
+            refused(options, 4, KubeVirtVersion::new(1, 3)),
+            [],
+            "ratio {ratio}"
+        );
+    }
+    let spread = preference(&json!({"cpu": {"preferredCPUTopology": "preferSpread"}}));
+    let mut written = vm(json!({"cpu": {"cores": 2}}));
+    written["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("instancetype");
+    let alone = |version| created(written.clone(), None, Some(&spread), version);
+    let v1_1 = alone(KubeVirtVersion::release(1, 1, 1));
+    assert!(matches!(v1_1.as_slice(), [Rejection::Panic(_)]), "{v1_1:?}");
+    assert_eq!(alone(v1_2), []);
+}
