@@ -5,8 +5,9 @@
 use serde_json::{Value, json};
 
 use super::{
-    DefaultsError, default_pod_network, default_volume_disks, set_cpu_topology, set_guest_memory,
-    set_memory_request, set_pull_policies, set_resource_requests, set_vmi_spec_defaults,
+    DefaultsError, default_pod_network, default_volume_disks, derived_memory_request,
+    set_cpu_topology, set_guest_memory, set_memory_request, set_pull_policies,
+    set_resource_requests, set_vmi_spec_defaults,
 };
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion, PodBinding};
 use crate::model::value::Obj;
@@ -254,6 +255,36 @@ fn the_memory_request_is_defaulted_only_before_v1_6_4_and_v1_7() {
     );
     assert_eq!(requested(KubeVirtVersion::release(1, 6, 4)), None);
     assert_eq!(requested(KubeVirtVersion::new(1, 7)), None);
+}
+
+/// The request the defaults would derive, whatever request the domain has: what a live diff
+/// leaves out before v1.6.4 (the VM controller compares templates without it).
+#[test]
+fn the_derived_memory_request_ignores_the_request_the_domain_has() {
+    let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, 5));
+    profile.memory_overcommit = 150;
+    let derived =
+        |domain: Value, profile: &ClusterProfile| derived_memory_request(&obj(domain), profile);
+    let requested =
+        json!({"memory": {"guest": "3Gi"}, "resources": {"requests": {"memory": "5Gi"}}});
+    assert_eq!(derived(requested.clone(), &profile), Some(json!("2Gi")));
+    assert_eq!(
+        derived(
+            json!({"memory": {"guest": "3Gi"}, "resources": {"limits": {"memory": "4Gi"}}}),
+            &profile
+        ),
+        Some(json!("4Gi"))
+    );
+    assert_eq!(derived(json!({}), &profile), None);
+    for version in [
+        KubeVirtVersion::release(1, 6, 4),
+        KubeVirtVersion::new(1, 7),
+    ] {
+        assert_eq!(
+            derived(requested.clone(), &ClusterProfile::new(version)),
+            None
+        );
+    }
 }
 
 /// "virt-api: always set memory.guest" came with v1.3.0: before, the VMI defaults leave
