@@ -71,8 +71,8 @@ pub(crate) fn validate(
     }
     let mut copy = vm;
     if specs.instancetype.is_some() || specs.preference.is_some() {
-        if let (Some(instancetype), Some(preference)) = (specs.instancetype, specs.preference)
-            && let Some(rejection) = spread_rejection(instancetype, preference, version)
+        if let Some(preference) = specs.preference
+            && let Some(rejection) = spread_rejection(specs.instancetype, preference, version)
         {
             return vec![rejection];
         }
@@ -136,13 +136,23 @@ fn requirement_rejection(
 }
 
 fn spread_rejection(
-    instancetype: &InstancetypeSpec,
+    instancetype: Option<&InstancetypeSpec>,
     preference: &PreferenceSpec,
     version: KubeVirtVersion,
 ) -> Option<Rejection> {
-    if preference.topology(version.topology_names()) == crate::model::Topology::Spread
-        && preference.spread_ratio() == 0
-    {
+    if preference.topology(version.topology_names()) != crate::model::Topology::Spread {
+        return None;
+    }
+    let Some(instancetype) = instancetype else {
+        // v1.1 reads the instance type's vCPUs without checking that there is one
+        // (`applyInstancetypeToVm` at v1.1.0 and v1.1.1; v1.2.0 checks).
+        return (!version.at_least(1, 2)).then(|| {
+            Rejection::Panic(
+                "a spread preference without an instance type makes KubeVirt dereference a nil instance type while checking the spread; the webhook call fails".to_owned(),
+            )
+        });
+    };
+    if requirements::spread_options(preference, version).0 == 0 {
         return Some(Rejection::Panic(
             "spreadOptions.ratio 0 makes KubeVirt divide by zero while checking the spread topology; the webhook call fails".to_owned(),
         ));

@@ -370,3 +370,83 @@ fn a_preference_alone_is_applied_and_can_fail_the_webhook() {
         []
     );
 }
+
+/// Up to v1.2 the VMI defaults the webhook applies before its checks leave `memory.guest`
+/// unset ("virt-api: always set memory.guest" came with v1.3.0), so a memory request above the
+/// limit is refused for the request alone; from v1.3 the guest memory defaulted from that
+/// request is above the limit too.
+#[test]
+fn a_request_above_the_limit_is_also_a_guest_memory_above_it_from_v1_3() {
+    let mut written = vm(json!({
+        "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "1Gi"}},
+        "devices": {}
+    }));
+    let spec = written["spec"].as_object_mut().unwrap();
+    spec.remove("instancetype");
+    spec.remove("preference");
+    let fields = |minor| {
+        let mut fields: Vec<String> =
+            created(written.clone(), None, None, KubeVirtVersion::new(1, minor))
+                .into_iter()
+                .map(|rejection| match rejection {
+                    Rejection::VmSpec(cause) => cause.field,
+                    other => panic!("not a spec check: {other:?}"),
+                })
+                .collect();
+        fields.sort();
+        fields
+    };
+    let request = "spec.template.spec.domain.resources.requests.memory";
+    assert_eq!(fields(2), [request]);
+    assert_eq!(
+        fields(3),
+        ["spec.template.spec.domain.memory.guest", request]
+    );
+}
+
+/// Up to v1.2 the spread check (`applyInstancetypeToVm` at v1.1.0 and v1.2.0) divides by
+/// `preferSpreadSocketToCoreRatio` alone (the API server prunes `spreadOptions`) and says so in
+/// its own words; v1.1 reads the instance type's vCPUs even when the VM has none, and panics.
+#[test]
+fn up_to_v1_2_the_spread_check_knows_only_the_socket_to_core_ratio() {
+    let v1_2 = KubeVirtVersion::new(1, 2);
+    let refused = |spec: Value, guest_cpus, version| {
+        let preference = preference(&spec);
+        created(
+            vm(json!({})),
+            Some(&instancetype(guest_cpus)),
+            Some(&preference),
+            version,
+        )
+    };
+    assert_eq!(
+        refused(
+            json!({"preferSpreadSocketToCoreRatio": 3, "cpu": {"preferredCPUTopology": "preferSpread"}}),
+            4,
+            v1_2
+        ),
+        [Rejection::Spread(Cause::new(
+            "instancetype.spec.cpu.guest",
+            "Instancetype CPU Guest is not divisible by PreferSpreadSocketToCoreRatio"
+        ))]
+    );
+    for ratio in [0, 3] {
+        let options = json!({"cpu": {"preferredCPUTopology": "preferSpread", "spreadOptions": {"ratio": ratio}}});
+        assert_eq!(refused(options.clone(), 4, v1_2), [], "ratio {ratio}");
+        assert_ne!(
+            refused(options, 4, KubeVirtVersion::new(1, 3)),
+            [],
+            "ratio {ratio}"
+        );
+    }
+    let spread = preference(&json!({"cpu": {"preferredCPUTopology": "preferSpread"}}));
+    let mut written = vm(json!({"cpu": {"cores": 2}}));
+    written["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("instancetype");
+    let alone = |version| created(written.clone(), None, Some(&spread), version);
+    let v1_1 = alone(KubeVirtVersion::release(1, 1, 1));
+    assert!(matches!(v1_1.as_slice(), [Rejection::Panic(_)]), "{v1_1:?}");
+    assert_eq!(alone(v1_2), []);
+}

@@ -27,6 +27,11 @@ pub const REQUIREMENTS_AFTER_DEFAULTS: &[KubeVirtVersion] = &[r(1, 0, 1), r(1, 1
 /// v1.0.1).
 pub const FIRMWARE_PREFERENCES_KEEP_VM_VALUES: &[KubeVirtVersion] = &[r(1, 0, 1), r(1, 1, 0)];
 
+/// The VMI-spec defaults write the cluster's `evictionStrategy` (KubeVirt's default `None`)
+/// into a spec that sets none ("virt-controller: always store evictionStrategy in Spec",
+/// v1.0.1).
+pub const EVICTION_STRATEGY_DEFAULT: &[KubeVirtVersion] = &[r(1, 0, 1), r(1, 1, 0)];
+
 /// A revision the VM's status references is used only when it is of the object the matcher
 /// names ("instancetype: Only return revision of currently referenced object", v1.5.2;
 /// mainline v1.6.0).
@@ -86,6 +91,7 @@ mod tests {
             GLOBAL_MACHINE_TYPE,
             REQUIREMENTS_AFTER_DEFAULTS,
             FIRMWARE_PREFERENCES_KEEP_VM_VALUES,
+            EVICTION_STRATEGY_DEFAULT,
             STATUS_REVISION_OF_REFERENCED_OBJECT,
             MEMORY_HOTPLUG_AMD64_ONLY,
             FIRMWARE_SERIAL,

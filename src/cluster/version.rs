@@ -84,12 +84,16 @@ impl KubeVirtVersion {
     }
 
     /// The `preferredCPUTopology` spellings this release's instance type API defines: the short
-    /// names came with v1.4.0 and were not backported (`types.go` at v1.3.1 and v1.2.2).
+    /// names came with v1.4.0 and were not backported (`types.go` at v1.3.1 and v1.2.2),
+    /// `preferSpread` and `preferAny` with v1.1.0 (`types.go` and `applyCPU` at v1.0.1 know
+    /// neither).
     pub fn topology_names(self) -> TopologyNames {
         if self.at_least(1, 4) {
             TopologyNames::ShortAndPrefer
-        } else {
+        } else if self.at_least(1, 1) {
             TopologyNames::PreferOnly
+        } else {
+            TopologyNames::PreferWithoutSpreadOrAny
         }
     }
 

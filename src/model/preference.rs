@@ -160,8 +160,11 @@ pub enum Topology {
 /// (`staging/src/kubevirt.io/api/instancetype/v1beta1/types.go`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TopologyNames {
-    /// `preferSockets`, `preferCores`, `preferThreads`, `preferSpread`, `preferAny` only: up to
-    /// v1.3, where `cores` and the other short names are unknown values.
+    /// `preferSockets`, `preferCores`, `preferThreads` only: v1.0, before `preferSpread` and
+    /// `preferAny` came with v1.1.
+    PreferWithoutSpreadOrAny,
+    /// `preferSockets`, `preferCores`, `preferThreads`, `preferSpread`, `preferAny` only: v1.1
+    /// to v1.3, where `cores` and the other short names are unknown values.
     PreferOnly,
     /// The short names `sockets`, `cores`, `threads`, `spread`, `any` as well (since v1.4,
     /// which deprecates the `prefer*` ones).
@@ -171,12 +174,13 @@ pub enum TopologyNames {
 impl Topology {
     pub fn parse(value: Option<&str>, names: TopologyNames) -> Self {
         let short = names == TopologyNames::ShortAndPrefer;
+        let spread_or_any = names != TopologyNames::PreferWithoutSpreadOrAny;
         match value {
             None | Some("preferSockets") => Self::Sockets,
             Some("preferCores") => Self::Cores,
             Some("preferThreads") => Self::Threads,
-            Some("preferSpread") => Self::Spread,
-            Some("preferAny") => Self::Any,
+            Some("preferSpread") if spread_or_any => Self::Spread,
+            Some("preferAny") if spread_or_any => Self::Any,
             Some("sockets") if short => Self::Sockets,
             Some("cores") if short => Self::Cores,
             Some("threads") if short => Self::Threads,
@@ -207,16 +211,18 @@ impl PreferenceSpec {
         )
     }
 
-    /// Spread ratio: `spreadOptions.ratio`, else `preferSpreadSocketToCoreRatio` if non-zero, else 2.
+    /// Spread ratio: `spreadOptions.ratio`, else [`Self::socket_to_core_ratio`].
     pub fn spread_ratio(&self) -> u32 {
-        if let Some(ratio) = self
-            .cpu
+        self.cpu
             .as_ref()
             .and_then(|c| c.spread_options.as_ref())
             .and_then(|o| o.ratio)
-        {
-            return ratio;
-        }
+            .unwrap_or_else(|| self.socket_to_core_ratio())
+    }
+
+    /// `preferSpreadSocketToCoreRatio` if non-zero, else 2: the whole spread ratio up to v1.2,
+    /// before `spreadOptions`.
+    pub fn socket_to_core_ratio(&self) -> u32 {
         if self.prefer_spread_socket_to_core_ratio != 0 {
             return self.prefer_spread_socket_to_core_ratio;
         }

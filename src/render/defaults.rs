@@ -9,7 +9,9 @@ use crate::cluster::profile::{ClusterProfile, PodBinding};
 use crate::k8s::quantity::Quantity;
 use crate::model::value::{Fields, Obj, child, get_obj, is_set, list, resource, str_of, u64_of};
 
-/// Adds a `{name}` disk for every volume that has no disk or filesystem of that name.
+/// Adds a `{name}` disk for every volume that has no disk or filesystem of that name. The disks
+/// it adds do not count: two volumes of one name without a disk get a disk each, as in KubeVirt
+/// (`SetDefaultVolumeDisk` reads the names once, before adding any).
 pub(crate) fn default_volume_disks(spec: &mut Obj) {
     let volumes: Vec<String> = spec
         .field("volumes")
@@ -30,7 +32,7 @@ pub(crate) fn default_volume_disks(spec: &mut Obj) {
         return;
     }
     let devices = child(child(spec, "domain"), "devices");
-    let mut names: Vec<String> = ["disks", "filesystems"]
+    let names: Vec<String> = ["disks", "filesystems"]
         .iter()
         .filter_map(|key| devices.get(*key).and_then(Value::as_array))
         .flatten()
@@ -45,7 +47,6 @@ pub(crate) fn default_volume_disks(spec: &mut Obj) {
     for volume in volumes {
         if !names.contains(&volume) {
             disks.push(json!({ "name": volume }));
-            names.push(volume);
         }
     }
 }
@@ -54,8 +55,15 @@ pub(crate) fn default_volume_disks(spec: &mut Obj) {
 /// cannot be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DefaultsError {
+    /// Up to v1.3 (`SetVMISpecDefaultNetworkInterface` of virt-config) the message is
+    /// capitalised.
+    #[error("Bridge interface is not enabled in kubevirt-config")]
+    BridgeNotEnabled,
     #[error("bridge interface is not enabled in kubevirt-config")]
     BridgeNotPermitted,
+    /// Up to v1.2, when `network.permitSlirpInterface` is off.
+    #[error("Slirp interface is not enabled in kubevirt-config")]
+    SlirpNotEnabled,
     #[error("slirp interface is deprecated as of v1.3")]
     SlirpDiscontinued,
 }
@@ -77,15 +85,24 @@ pub(crate) fn default_pod_network(
     if has(spec.field("networks")) || has(devices.and_then(|d| d.field("interfaces"))) {
         return Ok(());
     }
+    let version = profile.version;
     let binding = match profile.pod_binding {
-        PodBinding::Bridge => {
-            if !profile.permit_bridge_on_pod_network {
-                return Err(DefaultsError::BridgeNotPermitted);
-            }
-            "bridge"
+        PodBinding::Bridge if !profile.permit_bridge_on_pod_network => {
+            return Err(if version.at_least(1, 4) {
+                DefaultsError::BridgeNotPermitted
+            } else {
+                DefaultsError::BridgeNotEnabled
+            });
         }
+        PodBinding::Bridge => "bridge",
         PodBinding::Masquerade => "masquerade",
-        PodBinding::Slirp => return Err(DefaultsError::SlirpDiscontinued),
+        PodBinding::Slirp if version.at_least(1, 3) => {
+            return Err(DefaultsError::SlirpDiscontinued);
+        }
+        PodBinding::Slirp if !profile.permit_slirp_interface => {
+            return Err(DefaultsError::SlirpNotEnabled);
+        }
+        PodBinding::Slirp => "slirp",
     };
     let mut interface = Map::new();
     interface.insert("name".to_owned(), "default".into());
@@ -105,7 +122,8 @@ fn is_zero_quantity(value: Option<&Value>) -> bool {
     value.is_none_or(|v| Quantity::from_json(v).map_or(true, |q| q.is_zero()))
 }
 
-/// `SetDefaultVirtualMachineInstanceSpec`, in KubeVirt's order.
+/// `SetDefaultVirtualMachineInstanceSpec`, in KubeVirt's order. The guest memory is defaulted
+/// from v1.3 ("virt-api: always set memory.guest"), the eviction strategy from v1.0.1.
 pub(crate) fn set_vmi_spec_defaults(
     spec: &mut Obj,
     profile: &ClusterProfile,
@@ -127,15 +145,15 @@ pub(crate) fn set_vmi_spec_defaults(
     if !version.has_change(backports::NO_MEMORY_REQUEST_DEFAULT) {
         set_memory_request(domain, profile);
     }
-    set_guest_memory(domain);
+    if version.at_least(1, 3) {
+        set_guest_memory(domain);
+    }
     set_cpu_topology(domain);
     set_pull_policies(spec);
-    if !is_set(spec, "evictionStrategy") {
-        if let Some(strategy) = &profile.eviction_strategy {
-            spec.insert("evictionStrategy".to_owned(), strategy.clone().into());
-        } else if version.at_least(1, 0) {
-            spec.insert("evictionStrategy".to_owned(), "None".into());
-        }
+    if version.has_change(backports::EVICTION_STRATEGY_DEFAULT) && !is_set(spec, "evictionStrategy")
+    {
+        let strategy = profile.eviction_strategy.as_deref().unwrap_or("None");
+        spec.insert("evictionStrategy".to_owned(), strategy.into());
     }
     default_pod_network(spec, profile)?;
     default_volume_disks(spec);
@@ -189,14 +207,18 @@ pub(crate) fn derived_memory_request(domain: &Obj, profile: &ClusterProfile) -> 
     resource(&bare, "requests", "memory").cloned()
 }
 
-/// v1.0–v1.6.3 also defaulted `requests.memory` from the limit or from the guest memory and the
-/// cluster's memory overcommit (v1.6.2: without the overcommit).
+/// v1.0–v1.6.3 also defaulted `requests.memory`: a non-zero limit replaces a zero or missing
+/// request, and a missing one follows the guest memory (or the hugepage size) and the cluster's
+/// memory overcommit (v1.6.2: without the overcommit).
 fn set_memory_request(domain: &mut Obj, profile: &ClusterProfile) {
-    if resource(domain, "requests", "memory").is_some() {
-        return;
-    }
-    if let Some(limit) = resource(domain, "limits", "memory").cloned() {
+    let limit = resource(domain, "limits", "memory").cloned();
+    if !is_zero_quantity(limit.as_ref())
+        && is_zero_quantity(resource(domain, "requests", "memory"))
+        && let Some(limit) = limit
+    {
         child(child(domain, "resources"), "requests").insert("memory".to_owned(), limit);
+    }
+    if resource(domain, "requests", "memory").is_some() {
         return;
     }
     let memory = get_obj(domain, "memory");

@@ -5,8 +5,9 @@
 use serde_json::{Value, json};
 
 use super::{
-    DefaultsError, default_pod_network, default_volume_disks, set_cpu_topology, set_guest_memory,
-    set_memory_request, set_pull_policies, set_resource_requests, set_vmi_spec_defaults,
+    DefaultsError, default_pod_network, default_volume_disks, derived_memory_request,
+    set_cpu_topology, set_guest_memory, set_memory_request, set_pull_policies,
+    set_resource_requests, set_vmi_spec_defaults,
 };
 use crate::cluster::profile::{ClusterProfile, KubeVirtVersion, PodBinding};
 use crate::model::value::Obj;
@@ -22,6 +23,9 @@ fn latest() -> ClusterProfile {
     ClusterProfile::new(KubeVirtVersion::LATEST)
 }
 
+/// `SetDefaultVolumeDisk` (pkg/util/util.go, the same from v1.0.0 to v1.9.0) collects the disk and
+/// filesystem names once: two volumes of one name get two disks, which the disk validation then
+/// refuses as duplicates beside the volumes.
 #[test]
 fn every_volume_without_a_disk_or_filesystem_gets_a_disk_of_its_name() {
     let mut spec = obj(json!({
@@ -36,7 +40,9 @@ fn every_volume_without_a_disk_or_filesystem_gets_a_disk_of_its_name() {
     default_volume_disks(&mut spec);
     assert_eq!(
         spec["domain"]["devices"]["disks"],
-        json!([{"name": "root", "disk": {"bus": "virtio"}}, {"name": "cloudinit"}])
+        json!([
+            {"name": "root", "disk": {"bus": "virtio"}}, {"name": "cloudinit"}, {"name": "cloudinit"}
+        ])
     );
 }
 
@@ -88,6 +94,48 @@ fn the_pod_network_default_is_refused_for_a_binding_the_cluster_does_not_allow()
     );
     // The VMI defaults fail with it.
     assert!(set_vmi_spec_defaults(&mut Obj::new(), &profile).is_err());
+}
+
+/// Up to v1.3 the default comes from virt-config's `SetVMISpecDefaultNetworkInterface`: its
+/// bridge refusal is capitalised, and up to v1.2 a slirp default is used when
+/// `network.permitSlirpInterface` allows it (refused otherwise); v1.3 discontinued slirp.
+#[test]
+fn older_releases_refuse_the_bridge_in_their_words_and_use_a_permitted_slirp() {
+    let refusal = |minor, binding, permit_bridge, permit_slirp| {
+        let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, minor));
+        profile.pod_binding = binding;
+        profile.permit_bridge_on_pod_network = permit_bridge;
+        profile.permit_slirp_interface = permit_slirp;
+        default_pod_network(&mut Obj::new(), &profile).map_err(|e| e.to_string())
+    };
+    let bridge = |minor| refusal(minor, PodBinding::Bridge, false, false);
+    assert_eq!(
+        bridge(3),
+        Err("Bridge interface is not enabled in kubevirt-config".to_owned())
+    );
+    assert_eq!(
+        bridge(4),
+        Err("bridge interface is not enabled in kubevirt-config".to_owned())
+    );
+    let slirp = |minor, permit| refusal(minor, PodBinding::Slirp, true, permit);
+    assert_eq!(
+        slirp(2, false),
+        Err("Slirp interface is not enabled in kubevirt-config".to_owned())
+    );
+    assert_eq!(
+        slirp(3, true),
+        Err("slirp interface is deprecated as of v1.3".to_owned())
+    );
+    let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, 2));
+    profile.pod_binding = PodBinding::Slirp;
+    profile.permit_slirp_interface = true;
+    let mut spec = Obj::new();
+    default_pod_network(&mut spec, &profile).unwrap();
+    assert_eq!(
+        spec["domain"]["devices"]["interfaces"],
+        json!([{"name": "default", "slirp": {}}])
+    );
+    assert_eq!(spec["networks"], json!([{"name": "default", "pod": {}}]));
 }
 
 #[test]
@@ -164,6 +212,22 @@ fn the_memory_request_follows_the_limit_or_the_guest_memory_and_the_overcommit()
         Some(json!("1Gi"))
     );
     assert_eq!(request(json!({"memory": {"guest": "0"}}), &profile), None);
+    // `setDefaultResourceRequests` copies a non-zero limit over a zero request, and a zero limit
+    // leaves the request to the guest memory.
+    assert_eq!(
+        request(
+            json!({"resources": {"requests": {"memory": "0"}, "limits": {"memory": "4Gi"}}}),
+            &profile
+        ),
+        Some(json!("4Gi"))
+    );
+    assert_eq!(
+        request(
+            json!({"memory": {"guest": "3Gi"}, "resources": {"limits": {"memory": "0"}}}),
+            &profile
+        ),
+        Some(json!("2Gi"))
+    );
 
     // v1.6.2 alone left the overcommit out.
     let mut v162 = ClusterProfile::new(KubeVirtVersion::release(1, 6, 2));
@@ -191,6 +255,53 @@ fn the_memory_request_is_defaulted_only_before_v1_6_4_and_v1_7() {
     );
     assert_eq!(requested(KubeVirtVersion::release(1, 6, 4)), None);
     assert_eq!(requested(KubeVirtVersion::new(1, 7)), None);
+}
+
+/// The request the defaults would derive, whatever request the domain has: what a live diff
+/// leaves out before v1.6.4 (the VM controller compares templates without it).
+#[test]
+fn the_derived_memory_request_ignores_the_request_the_domain_has() {
+    let mut profile = ClusterProfile::new(KubeVirtVersion::new(1, 5));
+    profile.memory_overcommit = 150;
+    let derived =
+        |domain: Value, profile: &ClusterProfile| derived_memory_request(&obj(domain), profile);
+    let requested =
+        json!({"memory": {"guest": "3Gi"}, "resources": {"requests": {"memory": "5Gi"}}});
+    assert_eq!(derived(requested.clone(), &profile), Some(json!("2Gi")));
+    assert_eq!(
+        derived(
+            json!({"memory": {"guest": "3Gi"}, "resources": {"limits": {"memory": "4Gi"}}}),
+            &profile
+        ),
+        Some(json!("4Gi"))
+    );
+    assert_eq!(derived(json!({}), &profile), None);
+    for version in [
+        KubeVirtVersion::release(1, 6, 4),
+        KubeVirtVersion::new(1, 7),
+    ] {
+        assert_eq!(
+            derived(requested.clone(), &ClusterProfile::new(version)),
+            None
+        );
+    }
+}
+
+/// "virt-api: always set memory.guest" came with v1.3.0: before, the VMI defaults leave
+/// `domain.memory` as it is, so the webhook's guest-memory checks see none.
+#[test]
+fn the_vmi_defaults_set_the_guest_memory_from_v1_3() {
+    let guest = |minor| {
+        let mut spec = obj(json!({"domain": {"resources": {"requests": {"memory": "2Gi"}}}}));
+        set_vmi_spec_defaults(
+            &mut spec,
+            &ClusterProfile::new(KubeVirtVersion::new(1, minor)),
+        )
+        .unwrap();
+        spec["domain"].get("memory").cloned()
+    };
+    assert_eq!(guest(2), None);
+    assert_eq!(guest(3), Some(json!({"guest": "2Gi"})));
 }
 
 #[test]
@@ -311,4 +422,26 @@ fn the_vmi_defaults_set_architecture_machine_and_eviction_strategy_only_when_uns
     let mut spec = Obj::new();
     set_vmi_spec_defaults(&mut spec, &profile).unwrap();
     assert_eq!(spec["evictionStrategy"], json!("LiveMigrate"));
+}
+
+/// "virt-controller: always store evictionStrategy in Spec" came with v1.0.1: v1.0.0 leaves it
+/// unset, whatever the cluster's.
+#[test]
+fn the_eviction_strategy_is_defaulted_from_v1_0_1() {
+    let strategy = |version, cluster: Option<&str>| {
+        let mut profile = ClusterProfile::new(version);
+        profile.eviction_strategy = cluster.map(str::to_owned);
+        let mut spec = Obj::new();
+        set_vmi_spec_defaults(&mut spec, &profile).unwrap();
+        spec.get("evictionStrategy").cloned()
+    };
+    let v1_0_0 = KubeVirtVersion::new(1, 0);
+    assert_eq!(strategy(v1_0_0, None), None);
+    assert_eq!(strategy(v1_0_0, Some("LiveMigrate")), None);
+    let v1_0_1 = KubeVirtVersion::release(1, 0, 1);
+    assert_eq!(strategy(v1_0_1, None), Some(json!("None")));
+    assert_eq!(
+        strategy(v1_0_1, Some("LiveMigrate")),
+        Some(json!("LiveMigrate"))
+    );
 }

@@ -60,6 +60,23 @@ pub(crate) fn check(
     None
 }
 
+/// The spread ratio and layout of a spread preference: `spreadOptions` from v1.3
+/// (`GetSpreadOptions`); up to v1.2, whose API server prunes `spreadOptions`, the ratio is
+/// `preferSpreadSocketToCoreRatio` alone, across sockets and cores.
+pub(crate) fn spread_options(
+    preference: &PreferenceSpec,
+    version: KubeVirtVersion,
+) -> (u32, SpreadAcross) {
+    if version.at_least(1, 3) {
+        (preference.spread_ratio(), preference.spread_across())
+    } else {
+        (
+            preference.socket_to_core_ratio(),
+            SpreadAcross::SocketsCores,
+        )
+    }
+}
+
 /// KubeVirt multiplies the `uint32` topology fields in `uint32`, which wraps on overflow.
 fn product(values: &[u64]) -> u64 {
     let product = values.iter().fold(1u32, |acc, &value| {
@@ -105,6 +122,13 @@ fn check_cpu(
         Topology::Threads => (threads, vec![field("threads")], "threads"),
         Topology::Cores => (cores, vec![field("cores")], "cores"),
         Topology::Sockets => (sockets, vec![field("sockets")], "sockets"),
+        // Up to v1.2 (`checkCPUPreferenceRequirements` at v1.2.0) a spread counts cores and
+        // sockets, named in that order.
+        Topology::Spread if !version.at_least(1, 3) => (
+            product(&[cores, sockets]),
+            vec![field("cores"), field("sockets")],
+            "cores and sockets",
+        ),
         Topology::Spread => match preference.spread_across() {
             SpreadAcross::SocketsCores => (
                 product(&[sockets, cores]),
@@ -178,7 +202,8 @@ fn check_memory(
     })
 }
 
-/// The spread divisibility check (`preference/validation/cpu.go`), run before applying.
+/// The spread divisibility check (`preference/validation/cpu.go`), run before applying; up to
+/// v1.2 the ratio alone, in that release's words (`applyInstancetypeToVm` at v1.2.0).
 pub(crate) fn check_spread(
     instancetype: &InstancetypeSpec,
     preference: &PreferenceSpec,
@@ -188,11 +213,16 @@ pub(crate) fn check_spread(
         return None;
     }
     let guest = instancetype.cpu.guest;
-    let ratio = preference.spread_ratio();
+    let (ratio, across) = spread_options(preference, version);
     if ratio == 0 {
         return None;
     }
-    let (failed, message) = match preference.spread_across() {
+    if !version.at_least(1, 3) {
+        return (!guest.is_multiple_of(ratio)).then(|| {
+            "Instancetype CPU Guest is not divisible by PreferSpreadSocketToCoreRatio".to_owned()
+        });
+    }
+    let (failed, message) = match across {
         SpreadAcross::SocketsCores => (
             !guest.is_multiple_of(ratio),
             format!(
@@ -267,6 +297,37 @@ mod tests {
         assert!(check_spread(&instancetype, &preference("preferSpread", 8), v1_3).is_some());
         let unmet = check(Some(&instancetype), &short, &Obj::new(), v1_3).unwrap();
         assert_eq!(unmet.field(), "spec.instancetype");
+    }
+
+    /// Up to v1.2 (`checkCPUPreferenceRequirements` at v1.1.0 and v1.2.0) `preferSpread` counts
+    /// cores times sockets, named in that order, whatever `spreadOptions` says (those releases
+    /// prune it); v1.0 knows neither `preferSpread` nor `preferAny` and checks nothing for them.
+    #[test]
+    fn before_v1_3_a_spread_requirement_counts_cores_and_sockets() {
+        let vm = json!({"domain": {"cpu": {"sockets": 1, "cores": 2, "threads": 2}}});
+        let vm = vm.as_object().unwrap();
+        let spread = preference("preferSpread", 4);
+        let unmet = check(None, &spread, vm, KubeVirtVersion::new(1, 2)).unwrap();
+        assert_eq!(
+            unmet.field(),
+            "spec.template.spec.domain.cpu.cores, spec.template.spec.domain.cpu.sockets"
+        );
+        assert_eq!(
+            unmet.error,
+            "insufficient CPU resources of 2 vCPU provided by VirtualMachine, preference requires 4 vCPU provided as cores and sockets"
+        );
+        // From v1.3 the spread is across spreadOptions' SocketsCoresThreads: 4 vCPUs.
+        assert_eq!(check(None, &spread, vm, KubeVirtVersion::new(1, 3)), None);
+        for name in ["preferSpread", "preferAny"] {
+            let wants_eight = preference(name, 8);
+            assert_eq!(
+                check(None, &wants_eight, vm, KubeVirtVersion::new(1, 0)),
+                None,
+                "{name}"
+            );
+            let v1_1 = check(None, &wants_eight, vm, KubeVirtVersion::new(1, 1));
+            assert!(v1_1.is_some(), "{name}");
+        }
     }
 
     #[test]

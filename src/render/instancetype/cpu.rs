@@ -4,6 +4,7 @@ use crate::cluster::profile::KubeVirtVersion;
 use crate::model::value::{Obj, bool_of, child, get_obj, is_set, resource, str_of, u64_of};
 use crate::model::{InstancetypeSpec, PreferenceSpec, SpreadAcross, Topology};
 use crate::render::conflict::Conflict;
+use crate::render::requirements::spread_options;
 
 pub(super) fn apply(
     prefix: &str,
@@ -103,15 +104,10 @@ pub(super) fn topology(
             let Some(preference) = preference else {
                 return (guest, 1, 1);
             };
-            let ratio = preference.spread_ratio();
+            let (ratio, across) = spread_options(preference, version);
             if ratio == 0 {
                 return (1, 1, 1);
             }
-            let across = if version.at_least(1, 3) {
-                preference.spread_across()
-            } else {
-                SpreadAcross::SocketsCores
-            };
             match across {
                 SpreadAcross::SocketsCores => (guest / ratio, ratio, 1),
                 SpreadAcross::CoresThreads => (1, guest / ratio, ratio),
@@ -165,6 +161,39 @@ mod tests {
             topology(4, Some(&pref("cores", None, None)), v1_4),
             (1, 4, 1)
         );
+    }
+
+    /// v1.0 knows `preferSockets`, `preferCores` and `preferThreads` only (`applyCPU` at
+    /// v1.0.1): `preferSpread` and `preferAny` are unknown values there and lay out as 1/1/1.
+    #[test]
+    fn before_v1_1_prefer_spread_and_prefer_any_lay_out_one_one_one() {
+        for (version, spread, any) in [
+            (KubeVirtVersion::new(1, 0), (1, 1, 1), (1, 1, 1)),
+            (KubeVirtVersion::release(1, 0, 1), (1, 1, 1), (1, 1, 1)),
+            (KubeVirtVersion::new(1, 1), (2, 2, 1), (4, 1, 1)),
+        ] {
+            let laid_out = |name| topology(4, Some(&pref(name, None, None)), version);
+            assert_eq!(laid_out("preferSpread"), spread, "{version}");
+            assert_eq!(laid_out("preferAny"), any, "{version}");
+            assert_eq!(laid_out("preferThreads"), (1, 1, 4), "{version}");
+        }
+    }
+
+    /// Up to v1.2 only `preferSpreadSocketToCoreRatio` sets the spread (`applyCPU` at v1.2.0);
+    /// `spreadOptions`, which the API server of those releases prunes, counts from v1.3.
+    #[test]
+    fn before_v1_3_only_the_socket_to_core_ratio_spreads() {
+        let with_options = pref("preferSpread", Some("CoresThreads"), Some(3));
+        let with_both = PreferenceSpec {
+            prefer_spread_socket_to_core_ratio: 3,
+            ..pref("preferSpread", Some("CoresThreads"), Some(2))
+        };
+        let v1_2 = KubeVirtVersion::new(1, 2);
+        assert_eq!(topology(6, Some(&with_options), v1_2), (3, 2, 1));
+        assert_eq!(topology(6, Some(&with_both), v1_2), (2, 3, 1));
+        let v1_3 = KubeVirtVersion::new(1, 3);
+        assert_eq!(topology(6, Some(&with_options), v1_3), (1, 2, 3));
+        assert_eq!(topology(6, Some(&with_both), v1_3), (1, 3, 2));
     }
 
     #[test]
