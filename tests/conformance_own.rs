@@ -6,7 +6,9 @@
 //! Every case is scored at every release folder present, the way `../shared/conformance/run.py`
 //! scores the shared set — `render`, `reject` and `drift` per VirtualMachine, with its rules
 //! restated below — and the instance type and preference verdicts of `expected-objects.jsonl`
-//! the way `tests/conformance_objects.rs` scores the shared ones.
+//! the way `tests/conformance_objects.rs` scores the shared ones. The VirtualMachinePool cases
+//! (whose input holds a pool) are scored the same way on the pool validator's verdict, at the
+//! releases whose folder has them (`POOL_RELEASES` must).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -44,7 +46,35 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         FROM_V1_5,
         "a refusal cause without a field (featuregate.ValidateFeatureGates), as for 506",
     ),
+    (
+        "p02-pool-instancetype-conflict",
+        &["v1.8", "v1.9"],
+        "the pool validator does not apply instance types and admits the pool; kvlint reports \
+         the VM webhook's refusal of the VMs the pool controller creates (KV1001, category \
+         reject) on the pool",
+    ),
 ];
+
+/// Whether a case holds a VirtualMachinePool: its expected outputs are the pool validator's
+/// verdict (`expected-objects.jsonl`), which only some releases' folders have.
+fn is_pool_case(case: &str) -> bool {
+    let input = std::fs::read_to_string(own().join("cases").join(case).join("input.yaml"))
+        .unwrap_or_default();
+    input
+        .lines()
+        .any(|line| line.trim_end() == "kind: VirtualMachinePool")
+}
+
+/// Whether the release's folder has the pool cases' outputs (not every release's does).
+fn has_pool_outputs(release: &str, cases: &[String]) -> bool {
+    cases
+        .iter()
+        .filter(|case| is_pool_case(case))
+        .any(|case| own().join(release).join(case).is_dir())
+}
+
+/// The releases that must have the pool cases' outputs.
+const POOL_RELEASES: &[&str] = &["v1.8", "v1.9"];
 
 fn own() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(OWN)
@@ -176,6 +206,11 @@ fn score_all(releases: &[String], cases: &[String]) -> Totals {
                 while let Some(&(release, case)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let case_dir = own().join("cases").join(case);
                     let expected_dir = own().join(release).join(case);
+                    if !expected_dir.is_dir() {
+                        // A pool case at a release without pool outputs (checked by
+                        // every_case_has_expected_outputs_at_every_release).
+                        continue;
+                    }
                     let expected = read_lines(&expected_dir.join("expected.jsonl"));
                     let verdicts = read_lines(&expected_dir.join("expected-objects.jsonl"));
                     let outputs = run_kvlint(&case_dir, release);
@@ -226,6 +261,14 @@ fn every_case_has_expected_outputs_at_every_release() {
             "no expected outputs for {release}, a verified release (conformance/oracle/own_cases.py)"
         );
     }
+    let pool_cases: Vec<&String> = cases.iter().filter(|c| is_pool_case(c)).collect();
+    assert!(pool_cases.len() >= 4, "{} pool cases", pool_cases.len());
+    for release in POOL_RELEASES {
+        assert!(
+            has_pool_outputs(release, &cases),
+            "no pool outputs for {release} (conformance/oracle/own_cases.py)"
+        );
+    }
     for release in &releases {
         let folder = own().join(release);
         let mut have: Vec<String> = std::fs::read_dir(&folder)
@@ -233,11 +276,31 @@ fn every_case_has_expected_outputs_at_every_release() {
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         have.sort();
+        let with_pools = has_pool_outputs(release, &cases);
+        let want: Vec<String> = cases
+            .iter()
+            .filter(|case| with_pools || !is_pool_case(case))
+            .cloned()
+            .collect();
         assert_eq!(
-            have, cases,
+            have, want,
             "{release}: expected outputs and inputs differ (rerun conformance/oracle/own_cases.py)"
         );
-        for case in &cases {
+        for case in &want {
+            if is_pool_case(case) {
+                // A pool case's verdict is the pool validator's, one line per pool.
+                let verdicts = read_lines(&folder.join(case).join("expected-objects.jsonl"));
+                let pools = verdicts
+                    .iter()
+                    .filter(|v| {
+                        v["object"]
+                            .as_str()
+                            .is_some_and(|o| o.starts_with("VirtualMachinePool/"))
+                    })
+                    .count();
+                assert!(pools > 0, "{release}/{case}: no VirtualMachinePool verdict");
+                continue;
+            }
             let expected = read_lines(&folder.join(case).join("expected.jsonl"));
             assert!(!expected.is_empty(), "{release}/{case}: no expected VM");
         }
@@ -264,6 +327,14 @@ fn own_cases_score_as_kubevirt_behaves_at_every_release() {
     let totals = score_all(&releases, &cases);
     // Each verified release scores render and reject for every VM, and object verdicts: a scorer
     // that ran nothing would pass on nothing.
+    for release in POOL_RELEASES {
+        let n = totals
+            .by_score
+            .get(&((*release).to_owned(), "pool"))
+            .copied()
+            .unwrap_or(0);
+        assert!(n >= 4, "{release}: only {n} pool scores");
+    }
     for release in VERIFIED {
         for score in ["render", "reject", "drift", "object"] {
             let n = totals

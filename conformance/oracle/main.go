@@ -177,6 +177,19 @@ func runCase(c caseFiles, out string) error {
 		objectLines = append(objectLines, string(line))
 	}
 	world := newCluster(objects)
+	// Each VirtualMachinePool's verdict follows the instance types' and preferences'; a case
+	// with a pool always has the file, so that an admitted pool is scored too.
+	for _, m := range own {
+		if !isPool(m) {
+			continue
+		}
+		line, err := poolLine(world, m)
+		if err != nil {
+			return fmt.Errorf("VirtualMachinePool %s: %w", m.name, err)
+		}
+		objectLines = append(objectLines, line)
+		judged = true
+	}
 
 	var lines []string
 	for _, m := range own {

@@ -221,8 +221,8 @@ pub(crate) fn score_case(expected: &[Value], outputs: &Outputs) -> Vec<Scored> {
     scores
 }
 
-/// KubeVirt's verdict on each instance type and preference of the case (expected-objects.jsonl)
-/// against kvlint's findings: a refusal is a `reject`/`schema` error at each cause's field, an
+/// KubeVirt's verdict on each instance type, preference and VirtualMachinePool of the case
+/// (expected-objects.jsonl) against kvlint's findings: a refusal is a `reject`/`schema` error at each cause's field, an
 /// admitted object has none, each warning is a finding with its message.
 pub(crate) fn score_objects(verdicts: &[Value], outputs: &Outputs) -> Vec<Scored> {
     let findings: &[Value] = outputs.diagnostics.as_deref().unwrap_or_default();
@@ -236,9 +236,15 @@ pub(crate) fn score_objects(verdicts: &[Value], outputs: &Outputs) -> Vec<Scored
                 .as_ref()
                 .map_err(Clone::clone)
                 .and_then(|_| object_disagreements(&object, &admission, findings));
+            // The pool validator's verdicts are counted apart: only some releases have them.
+            let kind = if object.starts_with("VirtualMachinePool/") {
+                "pool"
+            } else {
+                "object"
+            };
             Scored {
                 vm: object,
-                kind: "object",
+                kind,
                 outcome,
             }
         })

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kubevirt.io/kubevirt/pkg/virt-api/webhooks"
+	"kubevirt.io/kubevirt/pkg/virt-api/webhooks/validating-webhook/admitters"
+)
+
+const poolGroup = "pool.kubevirt.io"
+
+// poolType is the VirtualMachinePool type of the release: the one its pool validator takes
+// (pool/v1alpha1 up to v1.6, pool/v1beta1 from v1.7), so no import names the version.
+var poolType = reflect.TypeOf(admitters.ValidateVMPoolSpec).In(2).Elem()
+
+// isPool: a VirtualMachinePool of any version.
+func isPool(m manifest) bool {
+	group, _ := splitAPIVersion(m.apiVersion)
+	return group == poolGroup && m.kind == "VirtualMachinePool"
+}
+
+// poolLine is the expected-objects.jsonl line of a VirtualMachinePool: the pool validator's
+// verdict on its creation (KubeVirt has no mutating webhook for pools).
+func poolLine(c *cluster, m manifest) (string, error) {
+	resource := webhooks.VirtualMachinePoolGroupVersionResource
+	if served := resource.Group + "/" + resource.Version; m.apiVersion != served {
+		return "", fmt.Errorf("oracle: VirtualMachinePool %s is %s; the oracle judges pools of %s, the version the validator takes", m.name, m.apiVersion, served)
+	}
+	namespace := m.namespace
+	if namespace == "" {
+		namespace = defaultNamespace
+	}
+	request, _ := pruneAsAPIServer(m.value, poolType).(map[string]interface{})
+	if request == nil {
+		request = map[string]interface{}{}
+	}
+	meta, _ := request["metadata"].(map[string]interface{})
+	if meta == nil {
+		meta = map[string]interface{}{}
+		request["metadata"] = meta
+	}
+	meta["namespace"] = namespace
+	raw, err := json.Marshal(request)
+	if err != nil {
+		return "", err
+	}
+	review := createRequest(resource,
+		metav1.GroupVersionKind{Group: resource.Group, Version: resource.Version, Kind: m.kind},
+		m.name, namespace, raw)
+	admit := contextual((&admitters.VMPoolAdmitter{ClusterConfig: c.config}).Admit)
+	var response *admissionv1.AdmissionResponse
+	panicked, err := guarded(func() error {
+		response = admit(context.Background(), review)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	v := verdict{Stage: "validating", Causes: []cause{}, Panic: panicked}
+	if panicked == "" {
+		v = verdictOf("validating", response)
+	}
+	line, err := json.Marshal(struct {
+		Object    string  `json:"object"`
+		Admission verdict `json:"admission"`
+	}{m.kind + "/" + m.name, v})
+	return string(line), err
+}
