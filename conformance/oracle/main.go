@@ -180,7 +180,7 @@ func runCase(c caseFiles, out string) error {
 	// Each VirtualMachinePool's verdict follows the instance types' and preferences'; a case
 	// with a pool always has the file, so that an admitted pool is scored too.
 	for _, m := range own {
-		if !isPool(m) {
+		if !judgedPool(m) {
 			continue
 		}
 		line, err := poolLine(world, m)

@@ -7,8 +7,9 @@ Runs the oracle (built at the release's tag, see README.md) over
 testdata/conformance/own/cases (or CASES_DIR) into a temporary folder, and lays out
 testdata/conformance/own/RELEASE/NAME/expected.jsonl (and expected-objects.jsonl when the oracle
 writes one) for every case. Folders of cases that no longer exist are removed, so the release's
-folder is exactly what the oracle says about the current inputs. RELEASE is vX.Y, as
-`kvlint --kubevirt-version` takes it.
+folder is exactly what the oracle says about the current inputs. A case holding a
+VirtualMachinePool is laid out only when the oracle judged its pool (the release's pool
+validator takes the pool's version). RELEASE is vX.Y, as `kvlint --kubevirt-version` takes it.
 """
 import os
 import re
@@ -39,6 +40,8 @@ def main():
         missing = [n for n in names if not os.path.isfile(os.path.join(out, n, "expected.jsonl"))]
         if missing:
             sys.exit(f"no oracle output for {missing}")
+        unjudged = [n for n in names if holds_pool(os.path.join(cases, n)) and not judged_pool(os.path.join(out, n))]
+        names = [n for n in names if n not in unjudged]
         os.makedirs(dest, exist_ok=True)
         for stale in sorted(set(os.listdir(dest)) - set(names)):
             shutil.rmtree(os.path.join(dest, stale))
@@ -51,7 +54,21 @@ def main():
                     shutil.copyfile(produced, kept)
                 elif os.path.exists(kept):
                     os.remove(kept)
-    print(f"{release}: {len(names)} cases in {os.path.relpath(dest)}")
+    skipped = f" ({len(unjudged)} pool cases not judged at this release)" if unjudged else ""
+    print(f"{release}: {len(names)} cases in {os.path.relpath(dest)}{skipped}")
+
+
+def holds_pool(case_dir):
+    with open(os.path.join(case_dir, "input.yaml")) as f:
+        return any(line.rstrip() == "kind: VirtualMachinePool" for line in f)
+
+
+def judged_pool(out_dir):
+    path = os.path.join(out_dir, "expected-objects.jsonl")
+    if not os.path.isfile(path):
+        return False
+    with open(path) as f:
+        return any(line.startswith('{"object":"VirtualMachinePool/') for line in f)
 
 
 if __name__ == "__main__":
