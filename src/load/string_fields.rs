@@ -181,16 +181,8 @@ pub(crate) fn data_values(root: &Node) -> Vec<NonString> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::{Limits, parse_stream};
 
-    fn root(text: &str) -> Node {
-        parse_stream(text, Limits::default())
-            .into_iter()
-            .next()
-            .and_then(Result::ok)
-            .map(|doc| doc.root)
-            .expect("one document")
-    }
+    use crate::yaml::first_root as root;
 
     #[test]
     fn keys_that_are_not_identifiers_are_bracketed_in_paths() {

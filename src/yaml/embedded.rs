@@ -456,14 +456,7 @@ mod tests {
 
     use super::*;
 
-    fn root(text: &str) -> Node {
-        parse_stream(text, Limits::default())
-            .into_iter()
-            .next()
-            .expect("a document")
-            .expect("valid YAML")
-            .root
-    }
+    use crate::yaml::first_root as root;
 
     /// The embedded documents of the value at `key` of the outer text's root.
     /// The embedded documents of the scalar at `path` (Kubernetes notation) of the outer text.

@@ -22,3 +22,15 @@ pub use build::{
 pub use node::{Entry, Mapping, Node, Pos, Span, Value};
 pub use path::{FieldPath, Segment, json_at, json_pointer};
 pub use scalar::is_plain_safe;
+
+/// The root of the first document of `text`, for tests: panics when there is none or it is not
+/// valid YAML.
+#[cfg(test)]
+pub(crate) fn first_root(text: &str) -> Node {
+    parse_stream(text, Limits::default())
+        .into_iter()
+        .next()
+        .expect("a document")
+        .expect("valid YAML")
+        .root
+}

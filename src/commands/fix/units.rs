@@ -343,7 +343,7 @@ mod tests {
     use super::*;
     use crate::diag::{Instance, Location, ObjectRef, UnitKind, UnitRef};
     use crate::rules::{self, Rule};
-    use crate::yaml::{FieldPath, Limits, parse_stream};
+    use crate::yaml::FieldPath;
 
     fn vm(namespace: &str) -> ObjectRef {
         ObjectRef {
@@ -567,12 +567,7 @@ mod tests {
         assert_eq!(refusals(&report, &|_| true).len(), 2);
     }
 
-    fn root(text: &str) -> Node {
-        parse_stream(text, Limits::default())
-            .remove(0)
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as root;
 
     #[test]
     fn a_fix_is_made_only_in_a_document_of_the_object_itself() {

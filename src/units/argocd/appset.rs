@@ -460,14 +460,8 @@ fn repository_directories(repository: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::{Limits, parse_stream};
 
-    fn parse(text: &str) -> Node {
-        parse_stream(text, Limits::default())
-            .remove(0)
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as parse;
 
     #[test]
     fn generators_kvlint_cannot_expand_say_why() {

@@ -253,14 +253,7 @@ pub(crate) fn reach(node: &Node, path: &[&str]) -> Option<(usize, yaml::Span)> {
 mod tests {
     use super::*;
 
-    fn node(text: &str) -> Node {
-        yaml::parse_stream(text, Limits::default())
-            .into_iter()
-            .next()
-            .unwrap()
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as node;
 
     #[test]
     fn instance_names_follow_apps_in_any_namespace() {

@@ -85,14 +85,7 @@ pub(super) fn referenced_spec<'c>(
 mod tests {
     use super::*;
 
-    fn node(text: &str) -> Node {
-        crate::yaml::parse_stream(text, Limits::default())
-            .into_iter()
-            .next()
-            .unwrap()
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as node;
 
     #[test]
     fn a_chart_ref_names_a_helm_chart_in_the_release_namespace_by_default() {

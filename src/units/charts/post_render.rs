@@ -445,14 +445,7 @@ pub(super) fn run(
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Node {
-        crate::yaml::parse_stream(text, crate::yaml::Limits::default())
-            .into_iter()
-            .next()
-            .unwrap()
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as parse;
 
     const RELEASE: &str = "\
 apiVersion: helm.toolkit.fluxcd.io/v2beta2

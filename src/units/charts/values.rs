@@ -185,12 +185,7 @@ mod tests {
         assert_eq!(values, json!({"vm": {"size": "u1.large"}, "top": "x"}));
     }
 
-    fn spec(text: &str) -> Node {
-        crate::yaml::parse_stream(text, Limits::default())
-            .remove(0)
-            .unwrap()
-            .root
-    }
+    use crate::yaml::first_root as spec;
 
     #[test]
     fn values_from_are_merged_in_order_under_the_release_values() {

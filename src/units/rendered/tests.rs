@@ -1,11 +1,6 @@
 use super::*;
 
-fn parse(text: &str) -> Node {
-    yaml::parse_stream(text, Limits::default())
-        .remove(0)
-        .unwrap()
-        .root
-}
+use crate::yaml::first_root as parse;
 
 #[test]
 fn an_origin_file_is_let_go_after_the_last_unit_that_holds_it() {
