@@ -48,7 +48,7 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
     ),
     (
         "p02-pool-instancetype-conflict",
-        &["v1.8", "v1.9"],
+        &["v1.7", "v1.8", "v1.9"],
         "the pool validator does not apply instance types and admits the pool; kvlint reports \
          the VM webhook's refusal of the VMs the pool controller creates (KV1001, category \
          reject) on the pool",
@@ -74,7 +74,7 @@ fn has_pool_outputs(release: &str, cases: &[String]) -> bool {
 }
 
 /// The releases that must have the pool cases' outputs.
-const POOL_RELEASES: &[&str] = &["v1.8", "v1.9"];
+const POOL_RELEASES: &[&str] = &["v1.7", "v1.8", "v1.9"];
 
 fn own() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(OWN)
