@@ -57,7 +57,7 @@ pub(crate) fn value_files(
             Err(unresolved) => return Err((index, unresolved.clone())),
         };
         if is_pattern(path) {
-            let matches = expand(path).map_err(|message| (index, Unresolved::Refused(message)))?;
+            let matches = expand(path).map_err(|unresolved| (index, unresolved))?;
             if matches.is_empty() && !ignore_missing {
                 return Err((
                     index,
@@ -155,7 +155,7 @@ fn is_pattern(path: &Path) -> bool {
 /// doublestar's `FilepathGlob(pattern)`: the files and directories the pattern matches, a
 /// segment at a time (`*`, `?` and `[...]` within a segment, `**` any number of directories),
 /// each directory's entries in name order, a `**` directory before what is below it.
-fn expand(pattern: &Path) -> Result<Vec<PathBuf>, String> {
+fn expand(pattern: &Path) -> Result<Vec<PathBuf>, Unresolved> {
     let segments: Vec<String> = pattern
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -181,16 +181,16 @@ fn walk(
     segments: &[&str],
     visited: &mut usize,
     found: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), Unresolved> {
     let Some((segment, rest)) = segments.split_first() else {
         found.push(dir.to_path_buf());
         return Ok(());
     };
     *visited += 1;
     if *visited > MAX_VISITED {
-        return Err(format!(
-            "the value file pattern visits more than {MAX_VISITED} paths, which kvlint does not follow"
-        ));
+        return Err(Unresolved::NotRead(format!(
+            "the value file pattern visits more than {MAX_VISITED} paths, which kvlint does not follow; the chart is not rendered"
+        )));
     }
     if !segment.contains(['*', '?', '[']) {
         let next = dir.join(segment);
@@ -235,7 +235,9 @@ fn walk(
     }
     for name in names {
         let matched = path_match(segment, &name).map_err(|_| {
-            format!("error expanding glob pattern: the segment `{segment}` is malformed")
+            Unresolved::Refused(format!(
+                "error expanding glob pattern: the segment `{segment}` is malformed"
+            ))
         })?;
         if matched {
             let next = dir.join(&name);
@@ -318,6 +320,22 @@ mod tests {
         assert_eq!(expanded(&dir, "v-[ab].yaml"), ["v-a.yaml", "v-b.yaml"]);
         assert_eq!(expanded(&dir, "*/v-*.yaml"), ["x/v-c.yaml"]);
         assert!(expanded(&dir, "none-*.yaml").is_empty());
-        assert!(expand(&dir.path().join("v-[.yaml")).is_err());
+        assert!(matches!(
+            expand(&dir.path().join("v-[.yaml")),
+            Err(Unresolved::Refused(_))
+        ));
+    }
+
+    #[test]
+    fn a_pattern_over_too_many_paths_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        for index in 0..=MAX_VISITED {
+            std::fs::create_dir_all(dir.path().join(format!("d/{index}"))).unwrap();
+        }
+        assert!(matches!(
+            expand(&dir.path().join("d/**/values.yaml")),
+            Err(Unresolved::NotRead(_))
+        ));
+        assert!(expand(&dir.path().join("d/7/*.yaml")).unwrap().is_empty());
     }
 }
