@@ -74,20 +74,31 @@ pub(crate) fn resolve(target: &Target, name: &str) -> Option<Result<Reference, S
         .env(&target.source)
         .substitute(&format!("/{rest}"));
     let relative = normalise_path(Path::new(path.trim_start_matches('/')));
+    Some(in_repository(target, &relative, &path).map(Reference::Here))
+}
+
+/// The file `relative` (a normalised path from the repository's root, written as `written`)
+/// names, as the report names paths; Err is the repo server's refusal of a path that leaves the
+/// repository or is its root (util/io/path `resolveFileOrDirectory`).
+pub(crate) fn in_repository(
+    target: &Target,
+    relative: &Path,
+    written: &str,
+) -> Result<PathBuf, String> {
     if relative.components().next() == Some(Component::ParentDir) {
-        return Some(Err(format!(
-            "error resolving value file path: file '{path}' resolved to outside repository root"
-        )));
-    }
-    if relative.as_os_str().is_empty() {
-        return Some(Err(
-            "error resolving value file path: path resolved to repository root, which is not allowed"
-                .to_owned(),
+        return Err(format!(
+            "error resolving value file path: file '{written}' resolved to outside repository root"
         ));
     }
-    Some(Ok(Reference::Here(crate::units::within_working_directory(
-        normalise_path(&target.root.join(relative)),
-    ))))
+    if relative.as_os_str().is_empty() {
+        return Err(
+            "error resolving value file path: path resolved to repository root, which is not allowed"
+                .to_owned(),
+        );
+    }
+    Ok(crate::units::within_working_directory(normalise_path(
+        &target.root.join(relative),
+    )))
 }
 
 /// The info findings about `target`'s references to files of other repositories: the chart

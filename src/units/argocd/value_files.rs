@@ -9,7 +9,7 @@
 //! explicit place, and each file is passed once.
 
 use std::collections::HashSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::Target;
 use super::glob::path_match;
@@ -113,20 +113,9 @@ fn locate(target: &Target, name: &str) -> Result<Option<PathBuf>, Unresolved> {
         Some(from_root) => normalise_path(Path::new(from_root.trim_start_matches('/'))),
         None => normalise_path(&source_dir.join(&substituted)),
     };
-    if relative.components().next() == Some(Component::ParentDir) {
-        return Err(Unresolved::Refused(format!(
-            "error resolving value file path: file '{substituted}' resolved to outside repository root"
-        )));
-    }
-    if relative.as_os_str().is_empty() {
-        return Err(Unresolved::Refused(
-            "error resolving value file path: path resolved to repository root, which is not allowed"
-                .to_owned(),
-        ));
-    }
-    Ok(Some(crate::units::within_working_directory(
-        normalise_path(&target.root.join(relative)),
-    )))
+    refs::in_repository(target, &relative, &substituted)
+        .map(Some)
+        .map_err(Unresolved::Refused)
 }
 
 /// A file whose symbolic links lead out of the repository: the repo server refuses it.
