@@ -14,6 +14,15 @@ pub(crate) fn resolve_dir(dir: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Whether `path` exists and its symbolic links lead out of the directory `root` (both as the
+/// report names them).
+pub(crate) fn leaves(root: &Path, path: &Path) -> bool {
+    match (std::fs::canonicalize(path), resolve_dir(root)) {
+        (Ok(real), Ok(real_root)) => !real.starts_with(real_root),
+        _ => false,
+    }
+}
+
 /// Resolved directories, remembered for the files in them.
 #[derive(Debug, Default)]
 pub(crate) struct Resolver {
@@ -50,6 +59,29 @@ impl Resolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_leaves_its_root_only_through_a_link_out_of_it() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = temp.path();
+        std::fs::create_dir_all(top.join("repo/charts")).unwrap();
+        std::fs::write(top.join("repo/charts/values.yaml"), "").unwrap();
+        std::fs::write(top.join("secret.yaml"), "").unwrap();
+        std::os::unix::fs::symlink(top.join("secret.yaml"), top.join("repo/charts/out.yaml"))
+            .unwrap();
+        std::os::unix::fs::symlink(
+            top.join("repo/charts/values.yaml"),
+            top.join("repo/charts/in.yaml"),
+        )
+        .unwrap();
+        let root = top.join("repo");
+        assert!(leaves(&root, &root.join("charts/out.yaml")));
+        assert!(!leaves(&root, &root.join("charts/in.yaml")));
+        assert!(!leaves(&root, &root.join("charts/values.yaml")));
+        // A file that is not there leaves nothing.
+        assert!(!leaves(&root, &root.join("charts/missing.yaml")));
+    }
 
     #[test]
     fn files_resolve_as_canonicalize_resolves_them() {

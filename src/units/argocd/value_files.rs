@@ -120,21 +120,13 @@ fn locate(target: &Target, name: &str) -> Result<Option<PathBuf>, Unresolved> {
 
 /// A file whose symbolic links lead out of the repository: the repo server refuses it.
 fn outside_by_link(target: &Target, path: &Path) -> Result<(), String> {
-    let Ok(real) = path.canonicalize() else {
-        return Ok(());
-    };
-    let root = if target.root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        &target.root
-    };
-    match root.canonicalize() {
-        Ok(real_root) if !real.starts_with(&real_root) => Err(format!(
+    if crate::units::resolve::leaves(&target.root, path) {
+        return Err(format!(
             "error resolving value file path: file '{}' resolved to outside repository root",
             path.display()
-        )),
-        _ => Ok(()),
+        ));
     }
+    Ok(())
 }
 
 fn is_pattern(path: &Path) -> bool {

@@ -392,15 +392,7 @@ fn securely_within_root(shown_root: &Path, path: &str) -> Option<PathBuf> {
     let confined = normalise_path(&Path::new("/").join(path));
     let inside = confined.strip_prefix("/").unwrap_or(&confined);
     let file = within_root(shown_root, &inside.to_string_lossy());
-    let root = if shown_root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        shown_root
-    };
-    match (file.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(real_root)) if !real.starts_with(&real_root) => None,
-        _ => Some(file),
-    }
+    (!crate::units::resolve::leaves(shown_root, &file)).then_some(file)
 }
 
 /// A `valuesFiles` entry that names no regular file.
