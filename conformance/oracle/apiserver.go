@@ -160,7 +160,12 @@ func jsonFields(typ reflect.Type) map[string]reflect.Type {
 
 // requestOf is a VM manifest as the API server decodes it, in its namespace.
 func requestOf(m manifest, namespace string) map[string]interface{} {
-	request, _ := pruneAsAPIServer(m.value, vmType).(map[string]interface{})
+	return requestAs(m, namespace, vmType)
+}
+
+// requestAs is a manifest of type t as the API server decodes it, in its namespace.
+func requestAs(m manifest, namespace string, t reflect.Type) map[string]interface{} {
+	request, _ := pruneAsAPIServer(m.value, t).(map[string]interface{})
 	if request == nil {
 		request = map[string]interface{}{}
 	}

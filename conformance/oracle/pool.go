@@ -41,17 +41,7 @@ func poolLine(c *cluster, m manifest) (string, error) {
 	if namespace == "" {
 		namespace = defaultNamespace
 	}
-	request, _ := pruneAsAPIServer(m.value, poolType).(map[string]interface{})
-	if request == nil {
-		request = map[string]interface{}{}
-	}
-	meta, _ := request["metadata"].(map[string]interface{})
-	if meta == nil {
-		meta = map[string]interface{}{}
-		request["metadata"] = meta
-	}
-	meta["namespace"] = namespace
-	raw, err := json.Marshal(request)
+	raw, err := json.Marshal(requestAs(m, namespace, poolType))
 	if err != nil {
 		return "", err
 	}
