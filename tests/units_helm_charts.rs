@@ -482,6 +482,32 @@ fn unknown_sizes_and_failed_builds(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The sorted unknown instance types and failed builds of a repository holding
+/// `entry_points`, the chart `charts/lab` with the VM `template`, and the `values` files.
+fn lab_chart_findings(
+    entry_points: &[(String, String)],
+    template: &str,
+    values: &[(&str, &str)],
+) -> Vec<String> {
+    let mut files: Vec<(&str, &str)> = entry_points
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    files.extend(values);
+    files.extend([
+        (
+            "charts/lab/Chart.yaml",
+            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
+        ),
+        ("charts/lab/templates/vm.yaml", template),
+    ]);
+    let dir = common::git_repository(&files);
+    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
+    let mut found = unknown_sizes_and_failed_builds(&report);
+    found.sort();
+    found
+}
+
 /// The finding about the VM `vm` of `charts/lab` whose instance type `size` is unknown.
 fn lab_not_found(vm: &str, size: &str) -> String {
     format!(
@@ -554,30 +580,21 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
             "      valuesFiles: [../../charts/lab/values-confined.yaml]\n",
         ),
     ];
-    let template = lab_template("without-chart-values");
-    let mut files: Vec<(&str, &str)> = releases
-        .iter()
-        .map(|(path, text)| (path.as_str(), text.as_str()))
-        .collect();
-    files.extend([
-        (
-            "charts/lab/Chart.yaml",
-            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
-        ),
-        (
-            "charts/lab/values.yaml",
-            "name: from-the-chart\nsize: standard.small\n",
-        ),
-        ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
-        (
-            "charts/lab/values-confined.yaml",
-            "size: standard.confined\n",
-        ),
-        ("charts/lab/templates/vm.yaml", template.as_str()),
-    ]);
-    let dir = common::git_repository(&files);
-    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
-    let mut found = unknown_sizes_and_failed_builds(&report);
+    let found = lab_chart_findings(
+        &releases,
+        &lab_template("without-chart-values"),
+        &[
+            (
+                "charts/lab/values.yaml",
+                "name: from-the-chart\nsize: standard.small\n",
+            ),
+            ("charts/lab/values-lab.yaml", "size: standard.smol\n"),
+            (
+                "charts/lab/values-confined.yaml",
+                "size: standard.confined\n",
+            ),
+        ],
+    );
     let mut expected = vec![
         "KV0020 clusters/directory.yaml:14:21 - Flux cannot build the chart of HelmRelease lab/directory: no values file found at path 'charts/lab/templates'".to_owned(),
         "KV0020 clusters/missing.yaml:15:11 - Flux cannot build the chart of HelmRelease lab/missing: no values file found at path 'charts/lab/values-missing.yaml'".to_owned(),
@@ -586,7 +603,6 @@ fn flux_values_files_that_are_missing_fail_the_chart_unless_ignored() {
         lab_not_found("from-the-chart-own", "standard.small"),
         lab_not_found("without-chart-values-confined", "standard.confined"),
     ];
-    found.sort();
     expected.sort();
     assert_eq!(found, expected);
 }
@@ -649,26 +665,17 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
 ",
         ),
     ];
-    let template = lab_template("chart");
-    let mut files: Vec<(&str, &str)> = applications
-        .iter()
-        .map(|(path, text)| (path.as_str(), text.as_str()))
-        .collect();
-    files.extend([
-        (
-            "charts/lab/Chart.yaml",
-            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
-        ),
-        ("charts/lab/values.yaml", "size: from-chart\n"),
-        ("charts/lab/values-a.yaml", "size: from-a\n"),
-        ("charts/lab/values-b.yaml", "size: from-b\n"),
-        ("charts/lab/values-env.yaml", "size: from-env\n"),
-        ("envs/extra.yaml", "name: extra\n"),
-        ("charts/lab/templates/vm.yaml", template.as_str()),
-    ]);
-    let dir = common::git_repository(&files);
-    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
-    let mut found = unknown_sizes_and_failed_builds(&report);
+    let found = lab_chart_findings(
+        &applications,
+        &lab_template("chart"),
+        &[
+            ("charts/lab/values.yaml", "size: from-chart\n"),
+            ("charts/lab/values-a.yaml", "size: from-a\n"),
+            ("charts/lab/values-b.yaml", "size: from-b\n"),
+            ("charts/lab/values-env.yaml", "size: from-env\n"),
+            ("envs/extra.yaml", "name: extra\n"),
+        ],
+    );
     let mut expected = vec![
         lab_not_found("chart-glob", "from-a"),
         lab_not_found("extra-env", "from-env"),
@@ -677,7 +684,6 @@ fn argo_cd_value_files_are_expanded_substituted_and_kept_in_the_repository() {
         "KV0020 argocd/nothing.yaml:15:33 - Argo CD cannot render Application nothing: values file glob \"values-none-*.yaml\" matched no files".to_owned(),
         "KV0020 argocd/outside.yaml:15:20 - Argo CD cannot render Application outside: error resolving value file path: file '../../../outside.yaml' resolved to outside repository root".to_owned(),
     ];
-    found.sort();
     expected.sort();
     assert_eq!(found, expected);
 }
@@ -1184,20 +1190,7 @@ spec:
         ),
         lab_application("bad", "      kubeVersion: latest\n"),
     ];
-    let mut files: Vec<(&str, &str)> = entry_points
-        .iter()
-        .map(|(path, text)| (path.as_str(), text.as_str()))
-        .collect();
-    files.extend([
-        (
-            "charts/lab/Chart.yaml",
-            "apiVersion: v2\nname: lab\nversion: 0.1.0\n",
-        ),
-        ("charts/lab/templates/vm.yaml", template),
-    ]);
-    let dir = common::git_repository(&files);
-    let report = common::json_report(&kvlint(dir.path(), "json", &[], None));
-    let mut found = unknown_sizes_and_failed_builds(&report);
+    let found = lab_chart_findings(&entry_points, template, &[]);
     let not_found = |vm: &str| {
         format!(
             "KV1006 charts/lab/templates/vm.yaml:8:3 vm-{vm} virtualmachineclusterinstancetypes.instancetype.kubevirt.io \"size-{vm}\" not found"
@@ -1209,7 +1202,6 @@ spec:
         not_found("kube-k130"),
         "KV0020 argocd/bad.yaml:15:20 - Argo CD cannot render Application bad: could not parse kubernetes version latest: could not parse \"latest\" as version".to_owned(),
     ];
-    found.sort();
     expected.sort();
     assert_eq!(found, expected);
 }
