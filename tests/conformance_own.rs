@@ -46,13 +46,6 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
         FROM_V1_5,
         "a refusal cause without a field (featuregate.ValidateFeatureGates), as for 506",
     ),
-    (
-        "p02-pool-instancetype-conflict",
-        &["v1.7", "v1.8", "v1.9"],
-        "the pool validator does not apply instance types and admits the pool; kvlint reports \
-         the VM webhook's refusal of the VMs the pool controller creates (KV1001, category \
-         reject) on the pool",
-    ),
 ];
 
 /// Whether a case holds a VirtualMachinePool: its expected outputs are the pool validator's

@@ -650,3 +650,46 @@ fn changing_a_pool_s_selector_is_rejected_as_kubevirt_s_pool_validator_does() {
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_ne!(json["vms"][0]["effect"]["kind"], "rejected", "{json:#}");
 }
+
+#[test]
+fn a_pool_whose_vms_only_are_refused_is_admitted_but_cannot_start() {
+    let repo = GitRepo::init();
+    repo.write("pools/web.yaml", POOL);
+    repo.commit_all("base");
+    // The head takes an instance type that also sets the memory the template sets: the pool
+    // validator stores the pool, the VM validator refuses each of its VMs.
+    let instancetype = "\
+apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterInstancetype
+metadata:
+  name: small
+spec:
+  cpu:
+    guest: 2
+  memory:
+    guest: 2Gi
+---
+";
+    let head = POOL.replace(
+        "      runStrategy: Always\n",
+        "      runStrategy: Always\n      instancetype:\n        name: small\n",
+    );
+    repo.write("pools/web.yaml", &format!("{instancetype}{head}"));
+    repo.commit_all("head");
+
+    let output = kvlint(
+        repo.path(),
+        &[
+            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let web = &json["vms"][0];
+    assert_eq!(web["name"], "web", "{json:#}");
+    assert_eq!(web["effect"]["kind"], "cannot-start", "{json:#}");
+    assert_eq!(
+        web["effect"]["message"],
+        "admitted, but cannot start: every VM the pool creates is refused: VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type"
+    );
+}

@@ -139,3 +139,98 @@ fn a_hostile_replica_count_renders_a_bounded_number_of_vms() {
     let vms: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(vms.len(), 1000);
 }
+
+/// A pool whose template takes `small` (2 vCPUs, 2Gi) and adds `domain` (YAML lines) to its
+/// domain.
+fn pool_with_instancetype(domain: &str) -> String {
+    format!(
+        "apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterInstancetype
+metadata:
+  name: small
+spec:
+  cpu:
+    guest: 2
+  memory:
+    guest: 2Gi
+---
+apiVersion: pool.kubevirt.io/v1beta1
+kind: VirtualMachinePool
+metadata:
+  name: web
+  namespace: apps
+spec:
+  selector:
+    matchLabels:
+      app: web
+  virtualMachineTemplate:
+    metadata:
+      labels:
+        app: web
+    spec:
+      runStrategy: Halted
+      instancetype:
+        name: small
+      template:
+        spec:
+          domain:
+{domain}            devices: {{}}
+"
+    )
+}
+
+#[test]
+fn a_template_only_its_vms_fail_is_an_admitted_pool_whose_vms_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "pool.yaml",
+        &pool_with_instancetype("            cpu:\n              sockets: 4\n"),
+    );
+    let found = diagnostics(&["check", "--format", "json", &file]);
+    // KubeVirt's pool validator does not apply the instance type: it stores the pool, and the
+    // VM validator refuses each VM the pool controller creates.
+    assert!(
+        found.iter().all(|d| d["category"] != "reject"),
+        "{found:#?}"
+    );
+    let refused: Vec<&Value> = found.iter().filter(|d| d["code"] == "KV1016").collect();
+    assert_eq!(refused.len(), 1, "{found:#?}");
+    let refused = refused[0];
+    assert_eq!(refused["category"], "unresolved");
+    assert_eq!(refused["severity"], "error");
+    assert_eq!(refused["object"]["kind"], "VirtualMachinePool");
+    assert_eq!(
+        refused["path"],
+        "spec.virtualMachineTemplate.spec.template.spec.domain.cpu.sockets"
+    );
+    assert_eq!(refused["line"], 32);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("every VM the pool creates is refused: VM field(s) spec.template.spec.domain.cpu.sockets conflicts"),
+        "{refused:#?}"
+    );
+    assert!(kvlint(&["check", &file]).status.code() == Some(1));
+}
+
+#[test]
+fn a_template_the_pool_validator_refuses_is_reported_once_as_the_pool_s_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    // The memory request above the limit is refused by the pool validator on the template as
+    // written, and again by the VM validator on each VM: one finding, the pool's.
+    let text = pool_with_instancetype(
+        "            resources:\n              requests:\n                memory: 2Gi\n              limits:\n                memory: 1Gi\n",
+    )
+    .replace("      instancetype:\n        name: small\n", "");
+    let file = write(dir.path(), "pool.yaml", &text);
+    let found = diagnostics(&["check", "--format", "json", &file]);
+    let codes: Vec<&str> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["KV1015"], "{found:#?}");
+    assert_eq!(found[0]["category"], "reject");
+    assert_eq!(
+        found[0]["kubevirt_field"],
+        "spec.virtualMachineTemplate.spec.template.spec.domain.resources.requests.memory"
+    );
+}

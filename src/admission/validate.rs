@@ -114,6 +114,13 @@ pub(crate) fn validate(
         .collect()
 }
 
+/// What the VirtualMachinePool validator refuses of a pool's VM template (`vm`, the template as
+/// a VirtualMachine, as written): the pool validator neither mutates, nor applies instance types
+/// and preferences, nor sets defaults.
+pub(crate) fn validate_pool_template(vm: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+    super::vmspec::validate_pool_template(vm, profile)
+}
+
 /// The preference's unmet requirement, checked on the VM template as it stands.
 fn requirement_rejection(
     specs: Specs<'_>,

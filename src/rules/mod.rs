@@ -137,6 +137,7 @@ rules! {
     use reject::instancetype_object_rejected::OBJECT_REJECTED;
     use reject::spread_ratio_zero::SPREAD_RATIO_ZERO;
     use reject::pool_spec_invalid::POOL_SPEC_INVALID;
+    use reject::pool_vm_rejected::POOL_VM_REJECTED;
     use reject::catalog_name_overwritten::CATALOG_NAME_OVERWRITTEN;
     use reject::deprecated_catalog_entry::CATALOG_DEPRECATED;
     use reject::catalog_content_approximated::CATALOG_CONTENT_APPROXIMATED;

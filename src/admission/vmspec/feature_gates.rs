@@ -26,13 +26,19 @@ pub(super) fn gate(profile: &ClusterProfile, name: &str) -> bool {
     profile.has_feature_gate(name) || (default_on && !profile.has_disabled_feature_gate(name))
 }
 
-/// At v1.4 the VM admitter computed these causes and then overwrote them with the network
+/// The VM admitter's causes. At v1.4 it computed them and then overwrote them with the network
 /// validator's (`causes = netValidator.ValidateCreation()`, vms-admitter.go at v1.4.0): a VM
 /// using a discontinued binding with its gate still configured was admitted.
 pub(super) fn discontinued_feature_gates(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     if !profile.version.at_least(1, 5) {
         return Vec::new();
     }
+    discontinued_gates_in_use(spec, profile)
+}
+
+/// `ValidateFeatureGates`: a refusal for each configured discontinued gate whose binding the
+/// VMI spec `spec` uses (the gates were discontinued in v1.3).
+pub(super) fn discontinued_gates_in_use(spec: &Value, profile: &ClusterProfile) -> Vec<Cause> {
     let uses = |binding: &str| {
         array_at(spec, &["domain", "devices", "interfaces"])
             .iter()

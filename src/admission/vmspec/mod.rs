@@ -119,6 +119,21 @@ pub(super) fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Ve
     causes
 }
 
+/// Causes the VirtualMachinePool validator returns for a pool's VM template (`vm`: the template
+/// as a VirtualMachine, as written): `ValidateVirtualMachineSpec` on it as it stands, with no
+/// instance type, preference or defaults applied (the pool has no mutating webhook), then, on
+/// CREATE from v1.3, the discontinued feature gates it uses (`Admit` and `ValidateVMPoolSpec`
+/// in vmpool-admitter.go).
+pub(super) fn validate_pool_template(vm: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+    let mut causes = validate(vm, profile, false);
+    if profile.version.at_least(1, 3)
+        && let Some(spec) = present_at(vm, &["spec", "template", "spec"])
+    {
+        causes.extend(feature_gates::discontinued_gates_in_use(spec, profile));
+    }
+    causes
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

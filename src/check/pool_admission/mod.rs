@@ -11,6 +11,8 @@
 //!   100%;
 //! - v1.7 and later: more than one of `unmanaged`, `opportunistic` and `proactive` in
 //!   `updateStrategy` or in `scaleInStrategy`.
+//!
+//! `pool.kubevirt.io/v1beta1` is served from v1.7; before, the API server refuses such a pool.
 
 mod selector;
 
@@ -55,6 +57,24 @@ impl Refusal {
 pub(super) fn findings(object: &Object, version: KubeVirtVersion) -> Vec<Finding> {
     if object.group != "pool.kubevirt.io" || object.kind != "VirtualMachinePool" {
         return Vec::new();
+    }
+    if object.version == "v1beta1" && !version.at_least(1, 7) {
+        let path = FieldPath::parse("apiVersion");
+        return vec![
+            Finding::new(
+                &rules::UNSERVED_API_VERSION,
+                object.field_location(&path),
+                format!(
+                    "KubeVirt {version} does not serve {}: the API server refuses the object",
+                    object.api_version
+                ),
+            )
+            .with_object(Some(object.object_ref()))
+            .with_path(path.text())
+            .with_help(
+                "use pool.kubevirt.io/v1alpha1 (served by every release; v1beta1 from v1.7)",
+            ),
+        ];
     }
     let pool = object.node.to_json();
     refusals(&pool, version)
@@ -188,6 +208,29 @@ mod tests {
 
     fn version(minor: u32) -> KubeVirtVersion {
         KubeVirtVersion::new(1, minor)
+    }
+
+    fn codes_of(api_version: &str, minor: u32) -> Vec<&'static str> {
+        let manifest = format!(
+            "apiVersion: {api_version}\nkind: VirtualMachinePool\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: other\n  virtualMachineTemplate:\n    metadata:\n      labels:\n        app: web\n"
+        );
+        let loaded = crate::load::load_text(
+            &std::sync::Arc::from("pool.yaml"),
+            &manifest,
+            &crate::load::LoadOptions::default(),
+        );
+        findings(&loaded.objects[0], version(minor))
+            .iter()
+            .map(|f| f.rule.code)
+            .collect()
+    }
+
+    #[test]
+    fn a_v1beta1_pool_is_refused_by_the_api_server_before_v1_7() {
+        assert_eq!(codes_of("pool.kubevirt.io/v1beta1", 6), ["KV0011"]);
+        assert_eq!(codes_of("pool.kubevirt.io/v1beta1", 7), ["KV1015"]);
+        assert_eq!(codes_of("pool.kubevirt.io/v1alpha1", 6), ["KV1015"]);
+        assert_eq!(codes_of("pool.kubevirt.io/v1alpha1", 9), ["KV1015"]);
     }
 
     fn pool(extra: &Value) -> Value {

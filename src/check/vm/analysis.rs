@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::resolution::{Resolution, related_at};
 use super::view::{VmView, instancetype_field, vm_path_of};
+use crate::admission::Cause;
 use crate::admission::mutate::MutateRefusal;
 use crate::admission::validate::Rejection;
 use crate::cluster::profile::ClusterProfile;
@@ -18,8 +19,8 @@ use crate::rules::reject::catalog_content_approximated::{self, Approximated};
 use crate::rules::reject::{
     At, Matcher, RelatedField, Reported, deprecated_catalog_entry, infer_from_volume_failed,
     instancetype_conflict, invalid_matcher, missing_reference_rejected, mutation_schema,
-    pool_spec_invalid, preference_requirement, spread_not_divisible, unresolved, vm_spec_invalid,
-    webhook_failure,
+    pool_spec_invalid, pool_vm_rejected, preference_requirement, spread_not_divisible, unresolved,
+    vm_spec_invalid, webhook_failure,
 };
 use crate::yaml::FieldPath;
 
@@ -30,6 +31,11 @@ pub(super) struct Analysis<'r, 'a> {
     /// The references not found, by the index of their finding: their help says whether the
     /// VM is admitted, known once every finding is.
     pub(super) not_found: Vec<(usize, unresolved::NotFound)>,
+    /// For a pool, the causes its validator gives for the template: a VM webhook's refusal that
+    /// is not among them refuses only the VMs the pool creates.
+    pub(super) pool_template: Option<Vec<Cause>>,
+    /// Whether a conflict with the instance type was reported as a refusal.
+    pub(super) conflict_refused: bool,
 }
 
 impl Analysis<'_, '_> {
@@ -79,6 +85,28 @@ impl Analysis<'_, '_> {
         self.push(finding);
     }
 
+    /// A VM webhook's refusal as this object's finding: a pool's is about the VMs it creates.
+    fn vm_refusal(&self, refusal: Reported) -> Reported {
+        if self.pool_template.is_some() {
+            pool_vm_rejected::each_vm_refused(refusal)
+        } else {
+            refusal
+        }
+    }
+
+    /// The pool validator's refusals of a pool's template (`causes`), named as it names them.
+    pub(super) fn report_pool_template(&mut self, causes: &[Cause]) {
+        for cause in causes {
+            let cause = vm_spec_invalid::Cause {
+                shown_field: self.view.kubevirt_text(&cause.field),
+                shown_message: self.view.kubevirt_text(&cause.message),
+                field: cause.field.clone(),
+            };
+            let reported = pool_spec_invalid::template_refused(cause, &self.profile.version);
+            self.push_reported(reported);
+        }
+    }
+
     /// The conflict of a VM field with the instance type (`instancetype`, when found).
     fn conflict(&self, conflict: &Conflict, instancetype: Option<&Found<'_>>) -> Reported {
         let set_by = instancetype.map(|found| {
@@ -97,34 +125,32 @@ impl Analysis<'_, '_> {
         match refusal {
             MutateRefusal::Matcher(causes) => {
                 for cause in causes {
-                    self.push_reported(invalid_matcher::refused(
-                        &cause.field,
-                        cause.message.clone(),
-                    ));
+                    let refusal = invalid_matcher::refused(&cause.field, cause.message.clone());
+                    self.push_reported(self.vm_refusal(refusal));
                 }
             }
             MutateRefusal::Schema(paths) => {
                 for path in paths {
-                    self.push_reported(mutation_schema::unknown_to_release(
+                    let refusal = mutation_schema::unknown_to_release(
                         path,
                         crate::schema::forbidden_property_message(path),
                         &version,
-                    ));
+                    );
+                    self.push_reported(self.vm_refusal(refusal));
                 }
             }
             MutateRefusal::TooMany(fields) => {
                 for field in fields {
-                    self.push_reported(mutation_schema::too_many(
+                    let refusal = mutation_schema::too_many(
                         field,
                         crate::admission::list_limits::too_many_message(field),
-                    ));
+                    );
+                    self.push_reported(self.vm_refusal(refusal));
                 }
             }
             MutateRefusal::Inference { role, message } => {
-                self.push_reported(infer_from_volume_failed::failed(
-                    matcher_of(*role),
-                    message.clone(),
-                ));
+                let refusal = infer_from_volume_failed::failed(matcher_of(*role), message.clone());
+                self.push_reported(self.vm_refusal(refusal));
             }
         }
     }
@@ -136,8 +162,18 @@ impl Analysis<'_, '_> {
         preference: &Resolution<'_, PreferenceSpec>,
     ) {
         for rejection in rejections {
+            if let (Some(template_causes), Rejection::VmSpec(cause)) =
+                (&self.pool_template, &rejection)
+                && template_causes.contains(cause)
+            {
+                // The pool validator refuses the pool for it already.
+                continue;
+            }
             let reported = match rejection {
-                Rejection::Conflict(conflict) => self.conflict(&conflict, instancetype.found()),
+                Rejection::Conflict(conflict) => {
+                    self.conflict_refused = true;
+                    self.conflict(&conflict, instancetype.found())
+                }
                 Rejection::Spread(cause) => {
                     spread_not_divisible::not_divisible(cause.field, cause.message)
                 }
@@ -150,22 +186,18 @@ impl Analysis<'_, '_> {
                     cause.field,
                     cause.message,
                 ),
-                Rejection::VmSpec(cause) => {
-                    let cause = vm_spec_invalid::Cause {
-                        shown_field: self.view.kubevirt_text(&cause.field),
-                        shown_message: self.view.kubevirt_text(&cause.message),
+                Rejection::VmSpec(cause) => vm_spec_invalid::refused(
+                    vm_spec_invalid::Cause {
+                        shown_field: cause.field.clone(),
+                        shown_message: cause.message,
                         field: cause.field,
-                    };
-                    // The pool validator runs this validation on its template: a pool's refusal.
-                    if self.view.base.0.is_empty() {
-                        vm_spec_invalid::refused(cause, &self.profile.version)
-                    } else {
-                        pool_spec_invalid::template_refused(cause, &self.profile.version)
-                    }
-                }
+                    },
+                    &self.profile.version,
+                ),
                 Rejection::Panic(message) => webhook_failure::panicked(message),
                 Rejection::Defaults(error) => vm_spec_invalid::defaults_failed(error.to_string()),
             };
+            let reported = self.vm_refusal(reported);
             let finding = self.place(reported, instancetype.found(), preference.found());
             self.push(finding);
         }

@@ -15,7 +15,6 @@ use crate::model::value::Fields;
 use crate::model::{InstancetypeSpec, MatcherRole, PreferenceSpec};
 use crate::render::{self, ExpandError, Specs};
 use crate::resolve::Repo;
-use crate::rules;
 use crate::rules::reject::{expand_failed, webhook_failure};
 use crate::yaml::FieldPath;
 
@@ -191,7 +190,16 @@ pub fn analyze_vm<'a>(
         view: VmView { object, base },
         findings: Vec::new(),
         not_found: Vec::new(),
+        pool_template: None,
+        conflict_refused: false,
     };
+    if is_pool {
+        // The pool validator judges the template as written; the VM webhooks below judge the
+        // VMs the pool controller creates from it.
+        let causes = validate::validate_pool_template(&written, profile);
+        analysis.report_pool_template(&causes);
+        analysis.pool_template = Some(causes);
+    }
 
     let mutation = mutate::mutate(repo, object, &written, profile, true);
     if let Some(refusal) = &mutation.refusal {
@@ -417,11 +425,7 @@ fn report_expand_error(analysis: &mut Analysis<'_, '_>, error: ExpandError) {
         ExpandError::Conflicts(conflicts) => {
             // Conflicts admission also sees are already reported as rejections; expand also
             // sees what the mutating webhook's re-serialisation hides (an empty nodeSelector).
-            let rejected = analysis
-                .findings
-                .iter()
-                .any(|f| f.rule == &rules::INSTANCETYPE_CONFLICT);
-            if rejected {
+            if analysis.conflict_refused {
                 return;
             }
             let fields: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
