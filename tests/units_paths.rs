@@ -128,3 +128,73 @@ fn a_base_outside_the_work_tree_is_not_built() {
         "{report:#}"
     );
 }
+
+/// The findings of a unit, as (code, file, line), with where each object was rendered.
+fn rendered_places(report: &serde_json::Value) -> Vec<(String, String, u64, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["file"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+                d["unit"]["path"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn files_reached_through_a_symlinked_directory_are_reported_at_their_own_lines() {
+    if !kustomize_available(
+        "files_reached_through_a_symlinked_directory_are_reported_at_their_own_lines",
+    ) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            // A file through a linked directory inside the unit.
+            ("app/shared/vm.yaml", VM),
+            ("app/kustomization.yaml", "resources:\n- linked/vm.yaml\n"),
+            // A base reached through a link.
+            ("base/kustomization.yaml", "resources:\n- vm.yaml\n"),
+            ("base/vm.yaml", &VM.replace("name: web", "name: db")),
+            ("other/kustomization.yaml", "resources:\n- linkedbase\n"),
+        ],
+    );
+    std::os::unix::fs::symlink("shared", repo.path().join("app/linked")).unwrap();
+    std::os::unix::fs::symlink("../base", repo.path().join("other/linkedbase")).unwrap();
+    git(repo.path(), &["init", "-q"]);
+    let report = check(repo.path());
+    let deprecated: Vec<_> = rendered_places(&report)
+        .into_iter()
+        .filter(|(code, ..)| code == "KV0016" || code == "KV0021")
+        .collect();
+    // Each at its own line, once, rendered in the unit that uses it through the link: not at
+    // the unit's kustomization, not again as written, not "never applied", and the linked
+    // base is not a unit of its own.
+    assert_eq!(
+        deprecated,
+        [
+            (
+                "KV0016".to_owned(),
+                "app/shared/vm.yaml".to_owned(),
+                6,
+                "app".to_owned()
+            ),
+            (
+                "KV0016".to_owned(),
+                "base/vm.yaml".to_owned(),
+                6,
+                "other".to_owned()
+            ),
+        ],
+        "{report:#}"
+    );
+    assert_eq!(report["summary"]["units"], 2, "{report:#}");
+}

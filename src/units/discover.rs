@@ -42,9 +42,11 @@ pub(crate) struct Root {
     /// The unit directory, normalised, as the report names paths.
     pub dir: PathBuf,
     pub kustomization: Arc<Kustomization>,
-    /// Every file the build reads (kustomization files included), normalised.
+    /// Every file the build reads (kustomization files included), normalised; a file reached
+    /// through a symbolic link is there under both its names.
     pub closure: BTreeSet<PathBuf>,
-    /// Every kustomization directory the build enters, this one included.
+    /// Every kustomization directory the build enters, this one included (under both names
+    /// when reached through a symbolic link).
     pub directories: BTreeSet<PathBuf>,
     pub unbuildable: Vec<Unbuildable>,
 }
@@ -58,6 +60,11 @@ pub(crate) struct Tree {
     /// hundreds of overlays are visited once per overlay.
     inside: std::collections::HashMap<PathBuf, bool>,
     resolver: super::resolve::Resolver,
+    /// The repository root as the report names paths, once known: a file a reference reaches
+    /// through a symbolic link is also named as the walk of the checked files names it.
+    shown: Option<PathBuf>,
+    /// The walk's name of each closure file reached through a symbolic link, found once.
+    walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Tree {
@@ -68,7 +75,38 @@ impl Tree {
             read: BTreeMap::new(),
             inside: std::collections::HashMap::new(),
             resolver: super::resolve::Resolver::default(),
+            shown: None,
+            walked: std::collections::HashMap::new(),
         }
+    }
+
+    /// Names the repository root `shown`, as the report names paths.
+    pub(crate) fn show_repository_as(&mut self, shown: PathBuf) {
+        self.shown = Some(shown);
+    }
+
+    /// The name the walk of the checked files gives `file` when a reference reaches it through
+    /// a symbolic link inside the repository (`base/linked/vm.yaml` for `base/shared/vm.yaml`,
+    /// `linked` a link to `shared`): the walk does not follow links, so it names the file by
+    /// its real place. None when that is the name already.
+    fn walked_name(&mut self, file: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.walked.get(file) {
+            return known.clone();
+        }
+        let name = match (&self.repository, &self.shown) {
+            (Some(repository), Some(shown)) => self
+                .resolver
+                .file(file)
+                .and_then(|real| {
+                    Some(normalise_path(
+                        &shown.join(real.strip_prefix(repository).ok()?),
+                    ))
+                })
+                .filter(|walked| walked != file),
+            _ => None,
+        };
+        self.walked.insert(file.to_path_buf(), name.clone());
+        name
     }
 
     /// The kustomization of `dir`, read once.
@@ -141,6 +179,18 @@ impl Tree {
                 }
             }
         }
+        let walked: Vec<PathBuf> = root
+            .closure
+            .iter()
+            .filter_map(|file| self.walked_name(file))
+            .collect();
+        root.closure.extend(walked);
+        let walked: Vec<PathBuf> = root
+            .directories
+            .iter()
+            .filter_map(|dir| self.walked_name(dir))
+            .collect();
+        root.directories.extend(walked);
         Some(root)
     }
 }

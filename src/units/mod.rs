@@ -193,6 +193,9 @@ fn build_kustomize<'a>(
         context,
     };
     let mut tree = discover::Tree::new(repository.clone());
+    if let Some(repository) = &repository {
+        tree.show_repository_as(shown_root(&found.anchors, repository));
+    }
     let mut plan = planner.plan(found.written, &mut tree);
     let mut rendering = std::mem::take(&mut plan.rendering);
     if plan.jobs.is_empty() {

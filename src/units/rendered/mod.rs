@@ -171,9 +171,16 @@ impl Origins {
                 continue;
             }
             if let Some(real) = self.resolver.file(file) {
-                Arc::make_mut(&mut self.displays)
-                    .entry(real)
-                    .or_insert_with(|| crate::source::display_path(file));
+                // A file with two names (a symbolic link on the way) is reported by the one
+                // without the link, as the walk of the checked files names it.
+                let direct = self
+                    .resolver
+                    .dir(Path::new(""))
+                    .is_some_and(|cwd| normalise_path(&cwd.join(file)) == real);
+                let displays = Arc::make_mut(&mut self.displays);
+                if direct || !displays.contains_key(&real) {
+                    displays.insert(real, crate::source::display_path(file));
+                }
             }
         }
     }
@@ -182,10 +189,21 @@ impl Origins {
         self.displays.get(real)
     }
 
-    fn file(&mut self, real: &Path) -> Option<Arc<OriginFile>> {
-        if let Some(known) = self.files.get(real) {
+    /// The file a build output names by `path` (resolved, or reached through a symbolic link).
+    fn file(&mut self, path: &Path) -> Option<Arc<OriginFile>> {
+        if let Some(known) = self.files.get(path) {
             return known.clone();
         }
+        let resolved;
+        let real = if self.display(path).is_some() {
+            path
+        } else {
+            resolved = self.resolver.file(path)?;
+            if let Some(known) = self.files.get(&resolved) {
+                return known.clone();
+            }
+            &resolved
+        };
         let display = Arc::clone(self.display(real)?);
         let parsed = crate::source::read_file_text(real).ok().map(|text| {
             let docs = yaml::parse_stream(&text, Limits::default());
