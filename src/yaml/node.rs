@@ -212,6 +212,12 @@ impl Node {
         }
     }
 
+    /// Whether `key` is the boolean `true`: a flag of a controller's API, off when absent or
+    /// of another value (Go's zero value).
+    pub fn flag(&self, key: &str) -> bool {
+        self.get(key).is_some_and(|n| n.value == Value::Bool(true))
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::Str(s) => Some(s),
@@ -267,6 +273,17 @@ fn float_to_json(f: f64) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flag_is_set_only_by_the_boolean_true() {
+        let node = crate::yaml::first_root("a: true\nb: false\nc: \"true\"\nd: yes\ne:\n");
+        let flags: Vec<bool> = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .map(|key| node.flag(key))
+            .collect();
+        // `yes` is YAML 1.1's true, as Kubernetes reads it.
+        assert_eq!(flags, [true, false, false, true, false, false]);
+    }
 
     fn wide(keys: usize) -> Node {
         let entries = (0..keys)

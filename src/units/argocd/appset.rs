@@ -298,11 +298,7 @@ fn git_params(git: &Node, go: bool, listed: &[String]) -> Result<Vec<Params>, Un
         .iter()
         .filter_map(|item| {
             let path = item.get("path")?.as_str()?.to_owned();
-            let exclude = matches!(
-                item.get("exclude").map(|e| &e.value),
-                Some(Value::Bool(true))
-            );
-            Some((path, exclude))
+            Some((path, item.flag("exclude")))
         })
         .collect();
     let prefix = git

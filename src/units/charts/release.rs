@@ -352,9 +352,7 @@ fn flux_value_files(
         [(path, _)] if normalise_path(Path::new(path)) == Path::new("values.yaml")
     );
     if !listed.is_empty() && !only_chart_values {
-        let ignore_missing = template
-            .get("ignoreMissingValuesFiles")
-            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        let ignore_missing = template.flag("ignoreMissingValuesFiles");
         let mut value_files = Vec::new();
         for (path, span) in listed {
             match securely_within_root(shown_root, path)
@@ -454,7 +452,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
     };
-    let flag = |key: &str| option(key).is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+    let flag = |key: &str| helm.is_some_and(|h| h.flag(key));
     let path_span = target.source.get("path").map_or(app.span, |p| p.span);
     let at = Location {
         file: Arc::clone(&app.file),
@@ -493,9 +491,7 @@ pub(super) fn argocd(target: &Target, default_namespace: &str) -> Found {
         ) else {
             continue;
         };
-        let force = parameter
-            .get("forceString")
-            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        let force = parameter.flag("forceString");
         // The repo server substitutes the build environment into the values and escapes
         // their commas (`cleanSetParameters`).
         set.push((
@@ -577,8 +573,7 @@ fn argocd_refused(target: &Target, at: Location, message: &str) -> Box<Finding> 
 /// `ignoreMissingValueFiles`, files of another repository left out (the plan reports them).
 fn argocd_value_files(target: &Target, helm: Option<&Node>) -> Result<Vec<PathBuf>, Box<Finding>> {
     let option = |key: &str| helm.and_then(|h| h.get(key));
-    let ignore_missing = option("ignoreMissingValueFiles")
-        .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+    let ignore_missing = helm.is_some_and(|h| h.flag("ignoreMissingValueFiles"));
     let entries: Vec<&Node> = option("valueFiles")
         .and_then(Node::as_seq)
         .unwrap_or_default()

@@ -40,9 +40,7 @@ pub(super) fn flux_values(
         let key = Some(field("valuesKey"))
             .filter(|k| !k.is_empty())
             .unwrap_or(DEFAULT_KEY);
-        let optional = reference
-            .get("optional")
-            .is_some_and(|n| n.value == crate::yaml::Value::Bool(true));
+        let optional = reference.flag("optional");
         let missing = |what: String| Unreadable {
             span: reference.span,
             what,
