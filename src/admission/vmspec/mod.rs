@@ -151,6 +151,46 @@ mod tests {
         );
     }
 
+    /// The pool validator judges the template as written and, from v1.3, the discontinued
+    /// gates it uses besides (not instead: the VM admitter answers with those alone).
+    #[test]
+    fn a_pool_template_is_validated_as_written_with_the_discontinued_gates_from_v1_3() {
+        let passt = Cause::new(
+            "",
+            "Passt network binding is discontinued since v1.3. Please refer to Kubevirt user guide for alternatives.",
+        );
+        let template = |run_strategy: &str| {
+            json!({"spec": {"runStrategy": run_strategy, "template": {"spec": {
+                "domain": {"devices": {"interfaces": [{"name": "default", "passt": {}}]}},
+                "networks": [{"name": "default", "pod": {}}]
+            }}}})
+        };
+        let gated = |minor| profile((1, minor), &["Passt"]);
+        assert_eq!(
+            validate_pool_template(&template("Halted"), &gated(2)),
+            vec![]
+        );
+        assert_eq!(
+            validate_pool_template(&template("Halted"), &gated(3)),
+            vec![passt.clone()]
+        );
+        assert_eq!(
+            validate_pool_template(&template("Sometimes"), &gated(4)),
+            vec![
+                Cause::new("spec.runStrategy", "Invalid RunStrategy (Sometimes)"),
+                passt
+            ]
+        );
+        // No instance type, preference or defaults: a template without memory stands as it is.
+        assert_eq!(
+            validate_pool_template(
+                &json!({"spec": {"runStrategy": "Halted", "template": {"spec": {"domain": {"devices": {}}}}}}),
+                &profile((1, 9), &[])
+            ),
+            vec![]
+        );
+    }
+
     #[test]
     fn requires_a_template() {
         let vm = json!({"spec": {"runStrategy": "Always"}});
