@@ -328,4 +328,49 @@ mod tests {
         assert!(matches!(prod.unbuildable[0], Unbuildable::Remote { .. }));
         assert!(matches!(prod.unbuildable[1], Unbuildable::Escapes { .. }));
     }
+
+    /// A file reached through a linked directory is in the closure under the walk's name too,
+    /// so the cache key changes when the link points elsewhere, even at the same content.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_behind_a_link_is_also_named_as_the_walk_names_it() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = &std::fs::canonicalize(temp.path()).unwrap();
+        write(
+            top,
+            &[
+                ("app/kustomization.yaml", "resources: [linked/vm.yaml]\n"),
+                ("app/one/vm.yaml", "kind: VirtualMachine\n"),
+                ("app/two/vm.yaml", "kind: VirtualMachine\n"),
+            ],
+        );
+        let closure = |target: &str| {
+            let link = top.join("app/linked");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(target, &link).unwrap();
+            let mut tree = Tree::new(Some(top.clone()));
+            tree.show_repository_as(top.clone());
+            let root = tree.root(&top.join("app")).unwrap();
+            root.closure
+                .iter()
+                .map(|p| p.strip_prefix(top).unwrap().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            closure("one"),
+            [
+                "app/kustomization.yaml",
+                "app/linked/vm.yaml",
+                "app/one/vm.yaml"
+            ]
+        );
+        assert_eq!(
+            closure("two"),
+            [
+                "app/kustomization.yaml",
+                "app/linked/vm.yaml",
+                "app/two/vm.yaml"
+            ]
+        );
+    }
 }
