@@ -51,6 +51,7 @@ const KUBEVIRT_SOURCES: &[&str] = &[
     "v1.9.0/pkg/virt-api/webhooks/validating-webhook/admitters/vmpool-admitter.go",
     "v1.9.0/pkg/virt-api/webhooks/validating-webhook/admitters/vms-admitter.go",
     "v1.9.0/pkg/virt-config/virt-config.go",
+    "v1.9.0/pkg/virt-controller/watch/pool/pool.go",
     "v1.9.0/pkg/virt-controller/watch/vm/firmware.go",
     "v1.9.0/pkg/virt-operator/resource/apply/instancetypes.go",
     "v1.9.0/pkg/virt-operator/resource/generate/components/crds.go",

@@ -33,9 +33,22 @@ pub(super) struct Analysis<'r, 'a> {
     pub(super) not_found: Vec<(usize, unresolved::NotFound)>,
     /// For a pool, the causes its validator gives for the template: a VM webhook's refusal that
     /// is not among them refuses only the VMs the pool creates.
-    pub(super) pool_template: Option<Vec<Cause>>,
+    pool_template: Option<Vec<Cause>>,
     /// Whether a conflict with the instance type was reported as a refusal.
     pub(super) conflict_refused: bool,
+}
+
+impl<'r, 'a> Analysis<'r, 'a> {
+    pub(super) fn new(profile: &'r ClusterProfile, view: VmView<'a>) -> Self {
+        Self {
+            profile,
+            view,
+            findings: Vec::new(),
+            not_found: Vec::new(),
+            pool_template: None,
+            conflict_refused: false,
+        }
+    }
 }
 
 impl Analysis<'_, '_> {
@@ -94,9 +107,10 @@ impl Analysis<'_, '_> {
         }
     }
 
-    /// The pool validator's refusals of a pool's template (`causes`), named as it names them.
-    pub(super) fn report_pool_template(&mut self, causes: &[Cause]) {
-        for cause in causes {
+    /// Reports the pool validator's refusals of a pool's template (`causes`), named as it names
+    /// them; the VM webhooks' refusals then are of the VMs the pool creates.
+    pub(super) fn judge_pool_template(&mut self, causes: Vec<Cause>) {
+        for cause in &causes {
             let cause = vm_spec_invalid::Cause {
                 shown_field: self.view.kubevirt_text(&cause.field),
                 shown_message: self.view.kubevirt_text(&cause.message),
@@ -105,6 +119,7 @@ impl Analysis<'_, '_> {
             let reported = pool_spec_invalid::template_refused(cause, &self.profile.version);
             self.push_reported(reported);
         }
+        self.pool_template = Some(causes);
     }
 
     /// The conflict of a VM field with the instance type (`instancetype`, when found).

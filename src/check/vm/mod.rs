@@ -185,20 +185,11 @@ pub fn analyze_vm<'a>(
     // The pool object is stored as written (KubeVirt has no mutating webhook for pools); the
     // VMs its controller creates are not in Git, so nothing drifts.
     let is_pool = !base.0.is_empty();
-    let mut analysis = Analysis {
-        profile,
-        view: VmView { object, base },
-        findings: Vec::new(),
-        not_found: Vec::new(),
-        pool_template: None,
-        conflict_refused: false,
-    };
+    let mut analysis = Analysis::new(profile, VmView { object, base });
     if is_pool {
         // The pool validator judges the template as written; the VM webhooks below judge the
         // VMs the pool controller creates from it.
-        let causes = validate::validate_pool_template(&written, profile);
-        analysis.report_pool_template(&causes);
-        analysis.pool_template = Some(causes);
+        analysis.judge_pool_template(validate::validate_pool_template(&written, profile));
     }
 
     let mutation = mutate::mutate(repo, object, &written, profile, true);
