@@ -8,7 +8,8 @@
 //! restated below — and the instance type and preference verdicts of `expected-objects.jsonl`
 //! the way `tests/conformance_objects.rs` scores the shared ones. The VirtualMachinePool cases
 //! (whose input holds a pool) are scored the same way on the pool validator's verdict, at the
-//! releases whose folder has them (`POOL_RELEASES` must).
+//! releases whose folder has them (`POOL_RELEASES` must: every release, as each case gives its
+//! pool at `pool.kubevirt.io/v1beta1` and `v1alpha1` and each release's validator judges one).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -49,7 +50,8 @@ const NOT_SCORED: &[(&str, &[&str], &str)] = &[
 ];
 
 /// Whether a case holds a VirtualMachinePool: its expected outputs are the pool validator's
-/// verdict (`expected-objects.jsonl`), which only some releases' folders have.
+/// verdict (`expected-objects.jsonl`), which a release's folder has when the oracle judged a pool
+/// of the case there.
 fn is_pool_case(case: &str) -> bool {
     let input = std::fs::read_to_string(own().join("cases").join(case).join("input.yaml"))
         .unwrap_or_default();
@@ -58,7 +60,7 @@ fn is_pool_case(case: &str) -> bool {
         .any(|line| line.trim_end() == "kind: VirtualMachinePool")
 }
 
-/// Whether the release's folder has the pool cases' outputs (not every release's does).
+/// Whether the release's folder has the pool cases' outputs.
 fn has_pool_outputs(release: &str, cases: &[String]) -> bool {
     cases
         .iter()
@@ -66,8 +68,11 @@ fn has_pool_outputs(release: &str, cases: &[String]) -> bool {
         .any(|case| own().join(release).join(case).is_dir())
 }
 
-/// The releases that must have the pool cases' outputs.
-const POOL_RELEASES: &[&str] = &["v1.7", "v1.8", "v1.9"];
+/// The releases that must have the pool cases' outputs: all of them (v1.0 to v1.6 judge the
+/// cases' `v1alpha1` pool, v1.7 and later their `v1beta1` pool).
+const POOL_RELEASES: &[&str] = &[
+    "v1.0", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5", "v1.6", "v1.7", "v1.8", "v1.9",
+];
 
 fn own() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(OWN)
