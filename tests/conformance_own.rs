@@ -9,7 +9,8 @@
 //! the way `tests/conformance_objects.rs` scores the shared ones. The VirtualMachinePool cases
 //! (whose input holds a pool) are scored the same way on the pool validator's verdict, at the
 //! releases whose folder has them (`POOL_RELEASES` must: every release, as each case gives its
-//! pool at `pool.kubevirt.io/v1beta1` and `v1alpha1` and each release's validator judges one).
+//! pool at `pool.kubevirt.io/v1beta1` and `v1alpha1` and each release's validator judges one),
+//! and on the VM webhooks' verdict on the VM the pool creates (`pool_vms`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,11 +19,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+#[path = "conformance_own/pool_vms.rs"]
+mod pool_vms;
 #[path = "conformance_own/rules.rs"]
 mod rules;
 #[path = "conformance_own/score.rs"]
 mod score;
 
+use pool_vms::score_pool_vms;
 use score::{Outputs, score_case, score_objects};
 
 const OWN: &str = "testdata/conformance/own";
@@ -214,6 +218,8 @@ fn score_all(releases: &[String], cases: &[String]) -> Totals {
                     let outputs = run_kvlint(&case_dir, release);
                     let mut scores = score_case(&expected, &outputs);
                     scores.extend(score_objects(&verdicts, &outputs));
+                    scores
+                        .extend(score_pool_vms(&expected, &verdicts, &outputs).unwrap_or_default());
                     let mut totals = totals.lock().unwrap();
                     if not_scored(case, release) {
                         if scores.iter().all(|score| score.outcome.is_ok()) {
@@ -297,6 +303,14 @@ fn every_case_has_expected_outputs_at_every_release() {
                     })
                     .count();
                 assert!(pools > 0, "{release}/{case}: no VirtualMachinePool verdict");
+                let expected = read_lines(&folder.join(case).join("expected.jsonl"));
+                assert!(
+                    expected.iter().any(|line| line["vm"]
+                        .as_str()
+                        .is_some_and(|vm| vm.ends_with(pool_vms::CREATED))),
+                    "{release}/{case}: no verdict on the VM the pool creates (`<pool>{}`)",
+                    pool_vms::CREATED
+                );
                 continue;
             }
             let expected = read_lines(&folder.join(case).join("expected.jsonl"));
@@ -326,12 +340,14 @@ fn own_cases_score_as_kubevirt_behaves_at_every_release() {
     // Each verified release scores render and reject for every VM, and object verdicts: a scorer
     // that ran nothing would pass on nothing.
     for release in POOL_RELEASES {
-        let n = totals
-            .by_score
-            .get(&((*release).to_owned(), "pool"))
-            .copied()
-            .unwrap_or(0);
-        assert!(n >= 4, "{release}: only {n} pool scores");
+        for score in ["pool", "pool-vms"] {
+            let n = totals
+                .by_score
+                .get(&((*release).to_owned(), score))
+                .copied()
+                .unwrap_or(0);
+            assert!(n >= 4, "{release}: only {n} {score} scores");
+        }
     }
     for release in VERIFIED {
         for score in ["render", "reject", "drift", "object"] {
