@@ -235,3 +235,22 @@ fn a_template_the_pool_validator_refuses_is_reported_once_as_the_pool_s_refusal(
         "spec.virtualMachineTemplate.spec.template.spec.domain.resources.requests.memory"
     );
 }
+
+#[test]
+fn a_template_spec_without_a_vm_template_is_refused_by_the_api_server_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = pool_with_instancetype("").replace(
+        "      template:\n        spec:\n          domain:\n            devices: {}\n",
+        "",
+    );
+    let file = write(dir.path(), "pool.yaml", &text);
+    let found = diagnostics(&["check", "--format", "json", &file]);
+    // The CRD requires `template` in the template's spec: the API server refuses the pool before
+    // any webhook, and no VM is ever created.
+    let codes: Vec<&str> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["KV0015"], "{found:#?}");
+    assert_eq!(
+        found[0]["message"],
+        "spec.virtualMachineTemplate.spec.template: Required value"
+    );
+}

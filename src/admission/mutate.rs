@@ -30,6 +30,9 @@ pub(crate) enum MutateRefusal {
     /// The API server's CRD validation of the mutated VM (v1.3 on): lists of the template spec
     /// over `maxItems`, by field.
     TooMany(Vec<String>),
+    /// The API server's CRD validation of the mutated VM: a field the CRD requires is missing
+    /// (`spec`, `spec.template`); the validating webhook never sees the VM.
+    Required(String),
 }
 
 /// The outcome of the mutating webhook.
@@ -117,12 +120,29 @@ pub(crate) fn mutate(
 ) -> Mutation {
     let mut mutation = mutate_by_webhook(repo, vm, vm_json, profile, create);
     if mutation.refusal.is_none() {
+        // KubeVirt's mutator writes into a template only when there is one.
+        if let Some(missing) = missing_required(vm_json) {
+            mutation.refusal = Some(MutateRefusal::Required(missing.to_owned()));
+            return mutation;
+        }
         let too_many = list_limits::crd_violations(&mutation.vm, profile.version);
         if !too_many.is_empty() {
             mutation.refusal = Some(MutateRefusal::TooMany(too_many));
         }
     }
     mutation
+}
+
+/// The first field the VirtualMachine CRD requires (at every release) that `vm` lacks: `spec`,
+/// then `spec.template` inside a spec.
+fn missing_required(vm: &Value) -> Option<&'static str> {
+    match vm.field("spec") {
+        None | Some(Value::Null) => Some("spec"),
+        Some(spec) if matches!(spec.field("template"), None | Some(Value::Null)) => {
+            Some("spec.template")
+        }
+        Some(_) => None,
+    }
 }
 
 fn mutate_by_webhook(

@@ -548,3 +548,20 @@ metadata:
     );
     assert_eq!(refusal(1), None);
 }
+
+/// The CRD requires `spec` and `spec.template`: the API server refuses a VM without them after
+/// the mutating webhook, whatever the webhook wrote.
+#[test]
+fn a_vm_without_its_required_spec_or_template_is_refused_by_the_crd() {
+    let profile = ClusterProfile::default();
+    let head = json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm"}});
+    let mut without_template = head.clone();
+    without_template["spec"] = json!({"runStrategy": "Halted"});
+    for (vm, missing) in [(head, "spec"), (without_template, "spec.template")] {
+        assert_eq!(
+            submit(&vm, "", &profile, true).refusal,
+            Some(MutateRefusal::Required(missing.to_owned())),
+            "{vm}"
+        );
+    }
+}

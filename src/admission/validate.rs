@@ -116,8 +116,11 @@ pub(crate) fn validate(
 
 /// What the VirtualMachinePool validator refuses of a pool's VM template (`vm`, the template as
 /// a VirtualMachine, as written): the pool validator neither mutates, nor applies instance types
-/// and preferences, nor sets defaults.
-pub(crate) fn validate_pool_template(vm: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+/// and preferences, nor sets defaults. `Err` holds why KubeVirt's code panics instead.
+pub(crate) fn validate_pool_template(
+    vm: &Value,
+    profile: &ClusterProfile,
+) -> Result<Vec<Cause>, String> {
     super::vmspec::validate_pool_template(vm, profile)
 }
 

@@ -290,8 +290,12 @@ pub(crate) fn object_disagreements(
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        if causes.is_empty() {
-            out.push("a refusal without causes".to_owned());
+        // A refusal without causes (KubeVirt's webhook code panics) is any refusal.
+        if causes.is_empty() && refusals.is_empty() {
+            out.push(format!(
+                "KubeVirt refuses it without causes ({}), kvlint does not",
+                text(admission, "panic")
+            ));
         }
         for cause in &causes {
             let field = text(cause, "field");

@@ -123,15 +123,22 @@ pub(super) fn validate(vm: &Value, profile: &ClusterProfile, create: bool) -> Ve
 /// as a VirtualMachine, as written): `ValidateVirtualMachineSpec` on it as it stands, with no
 /// instance type, preference or defaults applied (the pool has no mutating webhook), then, on
 /// CREATE from v1.3, the discontinued feature gates it uses (`Admit` and `ValidateVMPoolSpec`
-/// in vmpool-admitter.go).
-pub(super) fn validate_pool_template(vm: &Value, profile: &ClusterProfile) -> Vec<Cause> {
+/// in vmpool-admitter.go). `Err` when KubeVirt's code panics instead: from v1.3 the gate check
+/// reads the VMI template spec without checking there is a template (a pool whose
+/// `virtualMachineTemplate` has no `spec`: the CRD requires `template` only inside a spec).
+pub(super) fn validate_pool_template(
+    vm: &Value,
+    profile: &ClusterProfile,
+) -> Result<Vec<Cause>, String> {
     let mut causes = validate(vm, profile, false);
-    if profile.version.at_least(1, 3)
-        && let Some(spec) = present_at(vm, &["spec", "template", "spec"])
-    {
+    if profile.version.at_least(1, 3) {
+        let Some(template) = present_at(vm, &["spec", "template"]) else {
+            return Err("a pool template without a VM spec makes KubeVirt's pool webhook dereference a nil VMI template while checking feature gates; the webhook call fails".to_owned());
+        };
+        let spec = template.field("spec").unwrap_or(&Value::Null);
         causes.extend(feature_gates::discontinued_gates_in_use(spec, profile));
     }
-    causes
+    Ok(causes)
 }
 
 #[cfg(test)]
@@ -168,26 +175,36 @@ mod tests {
         let gated = |minor| profile((1, minor), &["Passt"]);
         assert_eq!(
             validate_pool_template(&template("Halted"), &gated(2)),
-            vec![]
+            Ok(vec![])
         );
         assert_eq!(
             validate_pool_template(&template("Halted"), &gated(3)),
-            vec![passt.clone()]
+            Ok(vec![passt.clone()])
         );
         assert_eq!(
             validate_pool_template(&template("Sometimes"), &gated(4)),
-            vec![
+            Ok(vec![
                 Cause::new("spec.runStrategy", "Invalid RunStrategy (Sometimes)"),
                 passt
-            ]
+            ])
         );
+        // Without a VMI template: refused for it up to v1.2, the webhook panics from v1.3.
+        let without = json!({"spec": {}});
+        assert_eq!(
+            validate_pool_template(&without, &gated(2)),
+            Ok(vec![Cause::new(
+                "spec.template",
+                "missing virtual machine template."
+            )])
+        );
+        assert!(validate_pool_template(&without, &gated(3)).is_err());
         // No instance type, preference or defaults: a template without memory stands as it is.
         assert_eq!(
             validate_pool_template(
                 &json!({"spec": {"runStrategy": "Halted", "template": {"spec": {"domain": {"devices": {}}}}}}),
                 &profile((1, 9), &[])
             ),
-            vec![]
+            Ok(vec![])
         );
     }
 

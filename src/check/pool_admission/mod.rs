@@ -2,7 +2,8 @@
 //! VirtualMachinePool's own fields on create. The VM template inside is validated as a VM
 //! (see `vm`), under `spec.virtualMachineTemplate`.
 //!
-//! The CRD requires `spec`, `spec.selector` and `spec.virtualMachineTemplate`; a pool without
+//! The CRD requires `spec`, `spec.selector` and `spec.virtualMachineTemplate`, and `template`
+//! in the template's `spec` when there is one (at every release v1.0–v1.9); a pool without
 //! them is refused before the webhook runs. The webhook then refuses, per release:
 //!
 //! - every release: a selector `LabelSelectorAsSelector` cannot build, or one that does not
@@ -106,6 +107,16 @@ fn refusals(pool: &Value, version: KubeVirtVersion) -> Vec<Refusal> {
         .collect();
     if !required.is_empty() {
         return required;
+    }
+    // The VM template's own spec, when there is one, requires `template` (the CRD embeds the
+    // VirtualMachine's spec schema).
+    if let Some(vm_spec) = present(spec, "virtualMachineTemplate").and_then(|t| present(t, "spec"))
+        && vm_spec.is_object()
+        && present(vm_spec, "template").is_none()
+    {
+        return vec![Refusal::required(
+            "spec.virtualMachineTemplate.spec.template",
+        )];
     }
     let mut out = Vec::new();
     out.extend(selector_refusal(spec));
@@ -236,7 +247,7 @@ mod tests {
     fn pool(extra: &Value) -> Value {
         let mut spec = json!({
             "selector": {"matchLabels": {"app": "web"}},
-            "virtualMachineTemplate": {"metadata": {"labels": {"app": "web"}}, "spec": {}}
+            "virtualMachineTemplate": {"metadata": {"labels": {"app": "web"}}, "spec": {"template": {}}}
         });
         for (key, value) in extra.as_object().unwrap() {
             spec[key] = value.clone();
@@ -272,6 +283,23 @@ mod tests {
                 .iter()
                 .all(|r| r.rule.code == rules::SCHEMA_VIOLATION.code)
         );
+        // A template spec without `template`: the CRD's; no spec at all: the webhook's to judge.
+        let mut without_template = pool(&json!({}));
+        without_template["spec"]["virtualMachineTemplate"]["spec"] =
+            json!({"runStrategy": "Halted"});
+        assert_eq!(
+            messages(&without_template, 0),
+            [(
+                "spec.virtualMachineTemplate.spec.template",
+                "spec.virtualMachineTemplate.spec.template: Required value".to_owned()
+            )]
+        );
+        let mut without_spec = pool(&json!({}));
+        without_spec["spec"]["virtualMachineTemplate"]
+            .as_object_mut()
+            .unwrap()
+            .remove("spec");
+        assert_eq!(messages(&without_spec, 9), []);
     }
 
     #[test]

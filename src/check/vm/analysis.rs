@@ -107,9 +107,14 @@ impl Analysis<'_, '_> {
         }
     }
 
-    /// Reports the pool validator's refusals of a pool's template (`causes`), named as it names
-    /// them; the VM webhooks' refusals then are of the VMs the pool creates.
-    pub(super) fn judge_pool_template(&mut self, causes: Vec<Cause>) {
+    /// Reports the pool validator's refusals of a pool's template (`verdict`: its causes, named
+    /// as it names them, or why its code panics); the VM webhooks' refusals then are of the VMs
+    /// the pool creates.
+    pub(super) fn judge_pool_template(&mut self, verdict: Result<Vec<Cause>, String>) {
+        let causes = verdict.unwrap_or_else(|panic| {
+            self.push_reported(webhook_failure::panicked(panic));
+            Vec::new()
+        });
         for cause in &causes {
             let cause = vm_spec_invalid::Cause {
                 shown_field: self.view.kubevirt_text(&cause.field),
@@ -160,6 +165,17 @@ impl Analysis<'_, '_> {
                         field,
                         crate::admission::list_limits::too_many_message(field),
                     );
+                    self.push_reported(self.vm_refusal(refusal));
+                }
+            }
+            MutateRefusal::Required(field) => {
+                // A missing template the pool validator refuses the pool for already.
+                let refused_by_pool = self
+                    .pool_template
+                    .as_ref()
+                    .is_some_and(|causes| causes.iter().any(|cause| cause.field == *field));
+                if !refused_by_pool {
+                    let refusal = mutation_schema::required(field);
                     self.push_reported(self.vm_refusal(refusal));
                 }
             }

@@ -156,6 +156,41 @@ fn vm_json(object: &Object) -> Option<(Value, FieldPath)> {
     Some((vm, FieldPath::parse("spec.virtualMachineTemplate")))
 }
 
+/// The analysis of a VM, with a pool's template judged by the pool validator (the VM webhooks
+/// then judge the VMs the pool controller creates from it); None for a pool the API server
+/// refuses for a template spec without `template` (the CRD requires it;
+/// `check::pool_admission` reports it): no validator sees it and it creates no VM.
+fn start_analysis<'r, 'a>(
+    view: VmView<'a>,
+    written: &Value,
+    profile: &'r ClusterProfile,
+) -> Option<Analysis<'r, 'a>> {
+    let is_pool = !view.base.0.is_empty();
+    if is_pool && pool_spec_without_template(view.object) {
+        return None;
+    }
+    let mut analysis = Analysis::new(profile, view);
+    if is_pool {
+        analysis.judge_pool_template(validate::validate_pool_template(written, profile));
+    }
+    Some(analysis)
+}
+
+/// Whether a pool's `virtualMachineTemplate` has a `spec` without `template`.
+fn pool_spec_without_template(object: &Object) -> bool {
+    object
+        .node
+        .get("spec")
+        .and_then(|spec| spec.get("virtualMachineTemplate"))
+        .and_then(|template| template.get("spec"))
+        .is_some_and(|spec| {
+            spec.as_map().is_some()
+                && spec
+                    .get("template")
+                    .is_none_or(|t| matches!(t.value, crate::yaml::Value::Null))
+        })
+}
+
 /// What a caller needs from the analysis beyond the findings.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Wanted {
@@ -185,12 +220,9 @@ pub fn analyze_vm<'a>(
     // The pool object is stored as written (KubeVirt has no mutating webhook for pools); the
     // VMs its controller creates are not in Git, so nothing drifts.
     let is_pool = !base.0.is_empty();
-    let mut analysis = Analysis::new(profile, VmView { object, base });
-    if is_pool {
-        // The pool validator judges the template as written; the VM webhooks below judge the
-        // VMs the pool controller creates from it.
-        analysis.judge_pool_template(validate::validate_pool_template(&written, profile));
-    }
+    let Some(mut analysis) = start_analysis(VmView { object, base }, &written, profile) else {
+        return VmReport::default();
+    };
 
     let mutation = mutate::mutate(repo, object, &written, profile, true);
     if let Some(refusal) = &mutation.refusal {
