@@ -602,6 +602,18 @@ spec:
             devices: {}
 ";
 
+/// `kvlint diff` of the last commit in `repo`, which must exit 1: its JSON report.
+fn last_commit_diff_with_findings(repo: &GitRepo) -> serde_json::Value {
+    let output = kvlint(
+        repo.path(),
+        &[
+            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
 #[test]
 fn changing_a_pool_s_selector_is_rejected_as_kubevirt_s_pool_validator_does() {
     let repo = GitRepo::init();
@@ -617,14 +629,7 @@ fn changing_a_pool_s_selector_is_rejected_as_kubevirt_s_pool_validator_does() {
     );
     repo.commit_all("head");
 
-    let output = kvlint(
-        repo.path(),
-        &[
-            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
-        ],
-    );
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let json = last_commit_diff_with_findings(&repo);
     let web = &json["vms"][0];
     assert_eq!(web["name"], "web", "{json:#}");
     assert_eq!(web["effect"]["kind"], "rejected", "{json:#}");
@@ -677,14 +682,7 @@ spec:
     repo.write("pools/web.yaml", &format!("{instancetype}{head}"));
     repo.commit_all("head");
 
-    let output = kvlint(
-        repo.path(),
-        &[
-            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
-        ],
-    );
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let json = last_commit_diff_with_findings(&repo);
     let web = &json["vms"][0];
     assert_eq!(web["name"], "web", "{json:#}");
     assert_eq!(web["effect"]["kind"], "cannot-start", "{json:#}");
