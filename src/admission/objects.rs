@@ -26,6 +26,25 @@ fn finding(
         .with_path(field.to_string())
 }
 
+/// KV0011: KubeVirt `version` does not serve the object's API version; `help` names the one
+/// to use.
+pub(crate) fn unserved_api_version(
+    object: &Object,
+    version: KubeVirtVersion,
+    help: &str,
+) -> Finding {
+    finding(
+        object,
+        &rules::UNSERVED_API_VERSION,
+        "apiVersion",
+        format!(
+            "KubeVirt {version} does not serve {}: the API server refuses the object",
+            object.api_version
+        ),
+    )
+    .with_help(help)
+}
+
 /// A rule file's finding about the object, at its field.
 fn place(object: &Object, reported: Reported) -> Finding {
     let mut placed = finding(object, reported.rule, reported.at.text(), reported.message);
@@ -59,18 +78,11 @@ pub(crate) fn check_object(object: &Object, version: KubeVirtVersion) -> Vec<Fin
     }
     let mut out = Vec::new();
     if !is_served(&object.version, version) {
-        out.push(
-            finding(
-                object,
-                &rules::UNSERVED_API_VERSION,
-                "apiVersion",
-                format!(
-                    "KubeVirt {version} does not serve {}: the API server refuses the object",
-                    object.api_version
-                ),
-            )
-            .with_help("use instancetype.kubevirt.io/v1beta1 (the fields are the same)"),
-        );
+        out.push(unserved_api_version(
+            object,
+            version,
+            "use instancetype.kubevirt.io/v1beta1 (the fields are the same)",
+        ));
         return out;
     }
     if object.version != "v1beta1" {

@@ -60,22 +60,11 @@ pub(super) fn findings(object: &Object, version: KubeVirtVersion) -> Vec<Finding
         return Vec::new();
     }
     if object.version == "v1beta1" && !version.at_least(1, 7) {
-        let path = FieldPath::parse("apiVersion");
-        return vec![
-            Finding::new(
-                &rules::UNSERVED_API_VERSION,
-                object.field_location(&path),
-                format!(
-                    "KubeVirt {version} does not serve {}: the API server refuses the object",
-                    object.api_version
-                ),
-            )
-            .with_object(Some(object.object_ref()))
-            .with_path(path.text())
-            .with_help(
-                "use pool.kubevirt.io/v1alpha1 (served by every release; v1beta1 from v1.7)",
-            ),
-        ];
+        return vec![crate::admission::objects::unserved_api_version(
+            object,
+            version,
+            "use pool.kubevirt.io/v1alpha1 (served by every release; v1beta1 from v1.7)",
+        )];
     }
     let pool = object.node.to_json();
     refusals(&pool, version)
