@@ -79,6 +79,15 @@ pub(super) fn findings(object: &Object, version: KubeVirtVersion) -> Vec<Finding
         .collect()
 }
 
+/// Whether the pool's VM template (`spec`: the pool's spec) has a `spec` without `template`,
+/// which the CRD requires there (it embeds the VirtualMachine's spec schema): the API server
+/// refuses the pool before any webhook.
+pub(super) fn template_spec_lacks_template(spec: &Value) -> bool {
+    present(spec, "virtualMachineTemplate")
+        .and_then(|template| present(template, "spec"))
+        .is_some_and(|vm_spec| vm_spec.is_object() && present(vm_spec, "template").is_none())
+}
+
 fn present<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     value.get(key).filter(|v| !v.is_null())
 }
@@ -97,12 +106,7 @@ fn refusals(pool: &Value, version: KubeVirtVersion) -> Vec<Refusal> {
     if !required.is_empty() {
         return required;
     }
-    // The VM template's own spec, when there is one, requires `template` (the CRD embeds the
-    // VirtualMachine's spec schema).
-    if let Some(vm_spec) = present(spec, "virtualMachineTemplate").and_then(|t| present(t, "spec"))
-        && vm_spec.is_object()
-        && present(vm_spec, "template").is_none()
-    {
+    if template_spec_lacks_template(spec) {
         return vec![Refusal::required(
             "spec.virtualMachineTemplate.spec.template",
         )];

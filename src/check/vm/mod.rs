@@ -166,7 +166,11 @@ fn start_analysis<'r, 'a>(
     profile: &'r ClusterProfile,
 ) -> Option<Analysis<'r, 'a>> {
     let is_pool = !view.base.0.is_empty();
-    if is_pool && pool_spec_without_template(view.object) {
+    if is_pool
+        && view.object.node.get("spec").is_some_and(|spec| {
+            super::pool_admission::template_spec_lacks_template(&spec.to_json())
+        })
+    {
         return None;
     }
     let mut analysis = Analysis::new(profile, view);
@@ -174,21 +178,6 @@ fn start_analysis<'r, 'a>(
         analysis.judge_pool_template(validate::validate_pool_template(written, profile));
     }
     Some(analysis)
-}
-
-/// Whether a pool's `virtualMachineTemplate` has a `spec` without `template`.
-fn pool_spec_without_template(object: &Object) -> bool {
-    object
-        .node
-        .get("spec")
-        .and_then(|spec| spec.get("virtualMachineTemplate"))
-        .and_then(|template| template.get("spec"))
-        .is_some_and(|spec| {
-            spec.as_map().is_some()
-                && spec
-                    .get("template")
-                    .is_none_or(|t| matches!(t.value, crate::yaml::Value::Null))
-        })
 }
 
 /// What a caller needs from the analysis beyond the findings.
