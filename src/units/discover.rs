@@ -52,19 +52,29 @@ pub(crate) struct Root {
 }
 
 /// Kustomization directories read so far, by normalised directory.
+/// What a path a kustomization references or a build reads resolves to, found once.
+#[derive(Debug)]
+struct Resolved {
+    /// Whether it stays inside the repository (a missing path does: it is Kustomize's error to
+    /// report, with its message).
+    inside: bool,
+    /// The name the walk of the checked files gives it when a symbolic link inside the
+    /// repository leads there (`base/shared/vm.yaml` for `base/linked/vm.yaml`, `linked` a
+    /// link to `shared`): the walk does not follow links, so it names the file by its real
+    /// place. None when that is the name already.
+    walked: Option<PathBuf>,
+}
+
 #[derive(Default)]
 pub(crate) struct Tree {
     repository: Option<PathBuf>,
     read: BTreeMap<PathBuf, Option<Arc<Kustomization>>>,
-    /// Whether a referenced path stays inside the repository, resolved once: the bases of
-    /// hundreds of overlays are visited once per overlay.
-    inside: std::collections::HashMap<PathBuf, bool>,
+    /// Paths resolved once: the bases of hundreds of overlays are visited once per overlay.
+    resolved: std::collections::HashMap<PathBuf, Resolved>,
     resolver: super::resolve::Resolver,
     /// The repository root as the report names paths, once known: a file a reference reaches
     /// through a symbolic link is also named as the walk of the checked files names it.
     shown: Option<PathBuf>,
-    /// The walk's name of each closure file reached through a symbolic link, found once.
-    walked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Tree {
@@ -73,10 +83,9 @@ impl Tree {
         Self {
             repository,
             read: BTreeMap::new(),
-            inside: std::collections::HashMap::new(),
+            resolved: std::collections::HashMap::new(),
             resolver: super::resolve::Resolver::default(),
             shown: None,
-            walked: std::collections::HashMap::new(),
         }
     }
 
@@ -85,28 +94,31 @@ impl Tree {
         self.shown = Some(shown);
     }
 
-    /// The name the walk of the checked files gives `file` when a reference reaches it through
-    /// a symbolic link inside the repository (`base/linked/vm.yaml` for `base/shared/vm.yaml`,
-    /// `linked` a link to `shared`): the walk does not follow links, so it names the file by
-    /// its real place. None when that is the name already.
-    fn walked_name(&mut self, file: &Path) -> Option<PathBuf> {
-        if let Some(known) = self.walked.get(file) {
-            return known.clone();
+    /// `path` resolved (once), against the repository when there is one.
+    fn resolved(&mut self, path: &Path) -> &Resolved {
+        if !self.resolved.contains_key(path) {
+            let real = self
+                .repository
+                .as_ref()
+                .and_then(|_| self.resolver.file(path));
+            let resolved = match (&self.repository, &real) {
+                (Some(repository), Some(real)) => Resolved {
+                    inside: real.starts_with(repository),
+                    walked: self
+                        .shown
+                        .as_ref()
+                        .zip(real.strip_prefix(repository).ok())
+                        .map(|(shown, below)| normalise_path(&shown.join(below)))
+                        .filter(|walked| walked != path),
+                },
+                _ => Resolved {
+                    inside: true,
+                    walked: None,
+                },
+            };
+            self.resolved.insert(path.to_path_buf(), resolved);
         }
-        let name = match (&self.repository, &self.shown) {
-            (Some(repository), Some(shown)) => self
-                .resolver
-                .file(file)
-                .and_then(|real| {
-                    Some(normalise_path(
-                        &shown.join(real.strip_prefix(repository).ok()?),
-                    ))
-                })
-                .filter(|walked| walked != file),
-            _ => None,
-        };
-        self.walked.insert(file.to_path_buf(), name.clone());
-        name
+        &self.resolved[path]
     }
 
     /// The kustomization of `dir`, read once.
@@ -117,22 +129,6 @@ impl Tree {
         let found = read_kustomization(dir);
         self.read.insert(dir.to_path_buf(), found.clone());
         found
-    }
-
-    fn inside_repository(&mut self, path: &Path) -> bool {
-        let Some(repository) = &self.repository else {
-            return true;
-        };
-        if let Some(&known) = self.inside.get(path) {
-            return known;
-        }
-        let inside = match self.resolver.file(path) {
-            Some(real) => real.starts_with(repository),
-            // A missing path is Kustomize's error to report, with its message.
-            None => true,
-        };
-        self.inside.insert(path.to_path_buf(), inside);
-        inside
     }
 
     /// The closure of the kustomization in `dir`.
@@ -163,7 +159,7 @@ impl Tree {
                     });
                     continue;
                 }
-                if !self.inside_repository(&target) {
+                if !self.resolved(&target).inside {
                     root.unbuildable.push(Unbuildable::Escapes {
                         file: Arc::clone(&kustomization.file),
                         reference: reference.clone(),
@@ -182,13 +178,13 @@ impl Tree {
         let walked: Vec<PathBuf> = root
             .closure
             .iter()
-            .filter_map(|file| self.walked_name(file))
+            .filter_map(|file| self.resolved(file).walked.clone())
             .collect();
         root.closure.extend(walked);
         let walked: Vec<PathBuf> = root
             .directories
             .iter()
-            .filter_map(|dir| self.walked_name(dir))
+            .filter_map(|dir| self.resolved(dir).walked.clone())
             .collect();
         root.directories.extend(walked);
         Some(root)
