@@ -165,6 +165,7 @@ impl Origins {
         if !self.learning {
             return;
         }
+        let cwd = self.resolver.dir(Path::new(""));
         for file in &root.closure {
             // Bases shared by many units are learnt once.
             if !self.learnt.insert(file.clone()) {
@@ -173,12 +174,12 @@ impl Origins {
             if let Some(real) = self.resolver.file(file) {
                 // A file with two names (a symbolic link on the way) is reported by the one
                 // without the link, as the walk of the checked files names it.
-                let direct = self
-                    .resolver
-                    .dir(Path::new(""))
-                    .is_some_and(|cwd| normalise_path(&cwd.join(file)) == real);
+                let direct = || {
+                    cwd.as_ref()
+                        .is_some_and(|cwd| normalise_path(&cwd.join(file)) == real)
+                };
                 let displays = Arc::make_mut(&mut self.displays);
-                if direct || !displays.contains_key(&real) {
+                if !displays.contains_key(&real) || direct() {
                     displays.insert(real, crate::source::display_path(file));
                 }
             }
