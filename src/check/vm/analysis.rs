@@ -142,47 +142,47 @@ impl Analysis<'_, '_> {
 
     pub(super) fn report_mutation(&mut self, refusal: &MutateRefusal) {
         let version = self.profile.version;
-        match refusal {
-            MutateRefusal::Matcher(causes) => {
-                for cause in causes {
-                    let refusal = invalid_matcher::refused(&cause.field, cause.message.clone());
-                    self.push_reported(self.vm_refusal(refusal));
-                }
-            }
-            MutateRefusal::Schema(paths) => {
-                for path in paths {
-                    let refusal = mutation_schema::unknown_to_release(
+        let refusals: Vec<Reported> = match refusal {
+            MutateRefusal::Matcher(causes) => causes
+                .iter()
+                .map(|cause| invalid_matcher::refused(&cause.field, cause.message.clone()))
+                .collect(),
+            MutateRefusal::Schema(paths) => paths
+                .iter()
+                .map(|path| {
+                    mutation_schema::unknown_to_release(
                         path,
                         crate::schema::forbidden_property_message(path),
                         &version,
-                    );
-                    self.push_reported(self.vm_refusal(refusal));
-                }
-            }
-            MutateRefusal::TooMany(fields) => {
-                for field in fields {
-                    let refusal = mutation_schema::too_many(
+                    )
+                })
+                .collect(),
+            MutateRefusal::TooMany(fields) => fields
+                .iter()
+                .map(|field| {
+                    mutation_schema::too_many(
                         field,
                         crate::admission::list_limits::too_many_message(field),
-                    );
-                    self.push_reported(self.vm_refusal(refusal));
-                }
-            }
-            MutateRefusal::Required(field) => {
-                // A missing template the pool validator refuses the pool for already.
-                let refused_by_pool = self
+                    )
+                })
+                .collect(),
+            // A missing template the pool validator refuses the pool for already.
+            MutateRefusal::Required(field)
+                if self
                     .pool_template
                     .as_ref()
-                    .is_some_and(|causes| causes.iter().any(|cause| cause.field == *field));
-                if !refused_by_pool {
-                    let refusal = mutation_schema::required(field);
-                    self.push_reported(self.vm_refusal(refusal));
-                }
+                    .is_some_and(|causes| causes.iter().any(|cause| cause.field == *field)) =>
+            {
+                Vec::new()
             }
-            MutateRefusal::Inference { role, message } => {
-                let refusal = infer_from_volume_failed::failed(matcher_of(*role), message.clone());
-                self.push_reported(self.vm_refusal(refusal));
-            }
+            MutateRefusal::Required(field) => vec![mutation_schema::required(field)],
+            MutateRefusal::Inference { role, message } => vec![infer_from_volume_failed::failed(
+                matcher_of(*role),
+                message.clone(),
+            )],
+        };
+        for refusal in refusals {
+            self.push_reported(self.vm_refusal(refusal));
         }
     }
 
