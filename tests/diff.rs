@@ -663,23 +663,14 @@ fn a_pool_whose_vms_only_are_refused_is_admitted_but_cannot_start() {
     repo.commit_all("base");
     // The head takes an instance type that also sets the memory the template sets: the pool
     // validator stores the pool, the VM validator refuses each of its VMs.
-    let instancetype = "\
-apiVersion: instancetype.kubevirt.io/v1beta1
-kind: VirtualMachineClusterInstancetype
-metadata:
-  name: small
-spec:
-  cpu:
-    guest: 2
-  memory:
-    guest: 2Gi
----
-";
     let head = POOL.replace(
         "      runStrategy: Always\n",
         "      runStrategy: Always\n      instancetype:\n        name: small\n",
     );
-    repo.write("pools/web.yaml", &format!("{instancetype}{head}"));
+    repo.write(
+        "pools/web.yaml",
+        &format!("{}{head}", common::SMALL_CLUSTER_INSTANCETYPE),
+    );
     repo.commit_all("head");
 
     let json = last_commit_diff_with_findings(&repo);

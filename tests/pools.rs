@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common::SMALL_CLUSTER_INSTANCETYPE;
+
 const RENDERS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/testdata/cases/vm-pool-renders/pool.yaml"
@@ -144,17 +146,7 @@ fn a_hostile_replica_count_renders_a_bounded_number_of_vms() {
 /// domain.
 fn pool_with_instancetype(domain: &str) -> String {
     format!(
-        "apiVersion: instancetype.kubevirt.io/v1beta1
-kind: VirtualMachineClusterInstancetype
-metadata:
-  name: small
-spec:
-  cpu:
-    guest: 2
-  memory:
-    guest: 2Gi
----
-apiVersion: pool.kubevirt.io/v1beta1
+        "{SMALL_CLUSTER_INSTANCETYPE}apiVersion: pool.kubevirt.io/v1beta1
 kind: VirtualMachinePool
 metadata:
   name: web

@@ -6,6 +6,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// A cluster instance type `small` (2 vCPUs, 2Gi) and a document separator, to put before the
+/// objects that use it.
+pub(crate) const SMALL_CLUSTER_INSTANCETYPE: &str = "\
+apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterInstancetype
+metadata:
+  name: small
+spec:
+  cpu:
+    guest: 2
+  memory:
+    guest: 2Gi
+---
+";
+
 /// A VM whose memory.guest conflicts with its instance type: an error finding (KV1001) that
 /// proves the file next to a hostile one was still checked.
 #[allow(dead_code)]
